@@ -1,0 +1,36 @@
+package io.allsum.model;
+
+import java.util.regex.Pattern;
+
+/** Constants of allsum protocol v1, shared by the server, the workers and any Java client. */
+public final class Protocol {
+
+    public static final String VERSION = "1";
+
+    /** NCCL's ncclUniqueId is exactly 128 bytes; it travels base64-encoded. */
+    public static final int UNIQUE_ID_BYTES = 128;
+
+    public static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    public static final int INSTANCE_ID_MAX_LENGTH = 128;
+    public static final int DEFAULT_MAX_WORLD_SIZE = 65536;
+
+    public static final String RENDEZVOUS_PATH = "/rendezvous";
+    public static final String GROUP_PATH = RENDEZVOUS_PATH + "/{group}";
+    public static final String HEARTBEAT_PATH = GROUP_PATH + "/heartbeat";
+    public static final String FAILURE_PATH = GROUP_PATH + "/failures";
+    public static final String LEAVE_PATH = GROUP_PATH + "/leave";
+    public static final String JOBS_PATH = GROUP_PATH + "/jobs";
+    public static final String JOB_PATH = JOBS_PATH + "/{jobId}";
+    public static final String NEXT_JOB_PATH = JOBS_PATH + "/next";
+    public static final String JOB_REPORT_PATH = JOB_PATH + "/reports";
+
+    /** Query parameter: how long a join (or a job long-poll) may wait on the server, in seconds. */
+    public static final String WAIT_PARAM = "wait";
+    public static final int DEFAULT_JOIN_WAIT_SECONDS = 30;
+
+    public static final String TOKEN_ENV = "ALLSUM_TOKEN";
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    private Protocol() {
+    }
+}

@@ -1,0 +1,75 @@
+package io.allsum.model.jobs;
+
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A collective job as submitted ({@code POST /rendezvous/{group}/jobs}); null fields take the defaults of
+ * {@link #withDefaults()}. Sizes follow nccl-tests: {@code minBytes..maxBytes} multiplied by {@code stepFactor}
+ * (-b -e -f), and a size is the op's whole buffer as nccl-tests counts it (for all-gather and reduce-scatter the
+ * gathered buffer, so each rank's share is size / worldSize).
+ */
+public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
+                      Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace,
+                      Boolean verify, Integer timeoutSeconds) {
+
+    public static final long DEFAULT_MIN_BYTES = 8;
+    public static final long DEFAULT_MAX_BYTES = 64L << 20;
+    public static final int DEFAULT_STEP_FACTOR = 2;
+    public static final int DEFAULT_ITERATIONS = 20;
+    public static final int DEFAULT_WARMUP_ITERATIONS = 5;
+    public static final int DEFAULT_TIMEOUT_SECONDS = 300;
+
+    /** An all-sum of float32 over one size. */
+    public static JobSpec allSum(long bytes) {
+        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, bytes, bytes, 2,
+                null, null, false, true, null).withDefaults();
+    }
+
+    /** The same spec with every null field replaced by its default (all-sum, float32, 8 B..64 MiB, x2, 20 iters). */
+    public JobSpec withDefaults() {
+        long min = minBytes != null ? minBytes : (maxBytes != null ? Math.min(DEFAULT_MIN_BYTES, maxBytes) : DEFAULT_MIN_BYTES);
+        long max = maxBytes != null ? maxBytes : Math.max(min, minBytes != null ? min : DEFAULT_MAX_BYTES);
+        return new JobSpec(
+                op != null ? op : CollectiveOp.ALL_REDUCE,
+                dtype != null ? dtype : DataType.FLOAT32,
+                redop != null ? redop : ReduceOp.SUM,
+                root != null ? root : 0,
+                min, max,
+                stepFactor != null ? stepFactor : DEFAULT_STEP_FACTOR,
+                iterations != null ? iterations : DEFAULT_ITERATIONS,
+                warmupIterations != null ? warmupIterations : DEFAULT_WARMUP_ITERATIONS,
+                inPlace != null ? inPlace : Boolean.FALSE,
+                verify != null ? verify : Boolean.TRUE,
+                timeoutSeconds != null ? timeoutSeconds : DEFAULT_TIMEOUT_SECONDS);
+    }
+
+    /**
+     * The sizes of the sweep in bytes, after defaults: each rounded down to a whole number of elements (and, for
+     * all-gather and reduce-scatter, to a multiple of worldSize elements), duplicates dropped, as nccl-tests does.
+     */
+    public List<Long> sizes(int worldSize) {
+        JobSpec s = withDefaults();
+        long granule = (long) s.dtype().bytes()
+                * (s.op() == CollectiveOp.ALL_GATHER || s.op() == CollectiveOp.REDUCE_SCATTER ? worldSize : 1);
+        List<Long> out = new ArrayList<>();
+        for (long b = s.minBytes(); b <= s.maxBytes(); ) {
+            long rounded = b / granule * granule;
+            if (out.isEmpty() || out.getLast() != rounded) {
+                out.add(rounded);
+            }
+            if (s.stepFactor() <= 1) {
+                break;
+            }
+            if (b > Long.MAX_VALUE / s.stepFactor()) {
+                break;
+            }
+            b *= s.stepFactor();
+        }
+        return out;
+    }
+}

@@ -1,0 +1,31 @@
+package io.allsum.model.jobs;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import io.allsum.model.Backend;
+
+import java.util.Locale;
+
+/** QUEUED until handed to the ranks, RUNNING until every rank reported, then one of the three final states. */
+public enum JobState {
+    QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED;
+
+    public boolean isFinal() {
+        return this == SUCCEEDED || this == FAILED || this == CANCELLED;
+    }
+
+    @JsonValue
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @JsonCreator
+    public static JobState fromWire(String value) {
+        return Backend.Wire.parse(JobState.class, value);
+    }
+
+    @Override
+    public String toString() {
+        return wireName();
+    }
+}

@@ -1,0 +1,13 @@
+package io.allsum.model.rendezvous;
+
+import io.allsum.model.Backend;
+
+import java.util.List;
+
+/**
+ * The 200 answer to a join: the generation is complete. Every rank gets the same body, members sorted by rank.
+ * {@code uniqueId} is null for the ring backend.
+ */
+public record GroupView(String group, long generation, int worldSize, Backend backend, String uniqueId,
+                        List<Member> members) {
+}

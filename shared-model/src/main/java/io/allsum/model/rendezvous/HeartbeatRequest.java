@@ -1,0 +1,5 @@
+package io.allsum.model.rendezvous;
+
+/** Body of {@code POST /rendezvous/{group}/heartbeat}. */
+public record HeartbeatRequest(Integer rank, String instanceId, Long generation) {
+}

@@ -1,0 +1,20 @@
+package io.allsum.model.rendezvous;
+
+import io.allsum.model.Backend;
+
+/**
+ * Body of {@code POST /rendezvous}. Boxed numbers so that a missing field is an error, not rank 0.
+ *
+ * @param group      group name, {@code [A-Za-z0-9._-]{1,64}}
+ * @param rank       this worker's rank, 0 to worldSize-1
+ * @param worldSize  number of ranks in the group
+ * @param instanceId unique per worker process incarnation (1-128 chars); a re-post with the same one is idempotent
+ * @param backend    nccl or ring
+ * @param uniqueId   base64 of rank 0's 128-byte ncclUniqueId: required from rank 0 with nccl, rejected otherwise
+ * @param endpoint   {@code host:port} the worker listens on (required for ring)
+ * @param host       optional host name, for humans
+ * @param device     optional GPU name or UUID, for humans
+ */
+public record JoinRequest(String group, Integer rank, Integer worldSize, String instanceId, Backend backend,
+                          String uniqueId, String endpoint, String host, String device) {
+}

@@ -1,0 +1,70 @@
+package io.allsum.worker.comm;
+
+import io.allsum.model.Backend;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+
+/**
+ * One communicator per group generation: the same collectives whatever the backend (like MLX's group interface).
+ * Buffers come from {@link #allocate}; counts are in elements. Every call either completes or throws a
+ * {@link CommException} (never hangs past the communicator's deadline, never exits the JVM). Calls are made from
+ * one thread at a time, in the same order on every rank.
+ */
+public interface Communicator extends AutoCloseable {
+
+    int rank();
+
+    int size();
+
+    Backend backend();
+
+    /** A buffer of {@code bytes} bytes in this backend's memory (device memory for NCCL, off-heap for ring). */
+    CommBuffer allocate(long bytes);
+
+    /** recv[i] = op over ranks of send[i], for i < count. send == recv is in-place. */
+    void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op);
+
+    /** recv holds size() x sendCount elements: rank r's send at offset r x sendCount. */
+    void allGather(CommBuffer send, CommBuffer recv, long sendCount, DataType type);
+
+    /** send holds size() x recvCount elements; rank r receives the reduction of block r. */
+    void reduceScatter(CommBuffer send, CommBuffer recv, long recvCount, DataType type, ReduceOp op);
+
+    /** recv = root's send on every rank. */
+    void broadcast(CommBuffer send, CommBuffer recv, long count, DataType type, int root);
+
+    /** root's recv = op over ranks of send; recv on other ranks is untouched. */
+    void reduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op, int root);
+
+    void send(CommBuffer buffer, long count, DataType type, int peer);
+
+    void recv(CommBuffer buffer, long count, DataType type, int peer);
+
+    /**
+     * Point-to-point exchange in one step: send to {@code sendPeer} while receiving from {@code recvPeer}
+     * (both sides posted together so that a ring of exchanges cannot deadlock).
+     */
+    void sendRecv(CommBuffer send, int sendPeer, CommBuffer recv, int recvPeer, long count, DataType type);
+
+    void barrier();
+
+    /**
+     * A new communicator over the ranks that passed the same {@code color}, ordered by {@code key} then by rank.
+     * Collective over this communicator. Returns null on ranks that passed a negative color.
+     */
+    Communicator split(int color, int key);
+
+    /**
+     * Runs {@code body} (which issues collectives on this communicator) and returns the elapsed nanoseconds,
+     * measured the backend's way once the work is complete: CUDA events on the stream for NCCL, System.nanoTime
+     * for the ring.
+     */
+    long timeNanos(Runnable body);
+
+    /** Tears the communicator down at once, failing any call in flight; safe from any thread. */
+    void abort();
+
+    /** Releases connections, streams and the communicator. Idempotent. */
+    @Override
+    void close();
+}
