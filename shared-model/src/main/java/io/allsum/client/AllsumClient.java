@@ -1,0 +1,71 @@
+package io.allsum.client;
+
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobAssignment;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.RankReport;
+import io.allsum.model.rendezvous.FailureReport;
+import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.HeartbeatRequest;
+import io.allsum.model.rendezvous.HeartbeatResponse;
+import io.allsum.model.rendezvous.JoinPending;
+import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.LeaveRequest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Typed client of protocol v1 (docs/protocol.md) for workers and any Java program. Every call has a deadline;
+ * connection errors and 503 are retried with exponential backoff and jitter until that deadline. An HTTP error
+ * answer becomes an {@link AllsumClientException} carrying the server's ProblemDetail.
+ */
+public interface AllsumClient extends AutoCloseable {
+
+    /** One join request: the completed group (200) or where it stands (202), waiting at most {@code wait} server-side. */
+    JoinOutcome joinOnce(JoinRequest request, Duration wait);
+
+    /**
+     * Joins and re-posts after each 202 until the generation completes or {@code deadline} passes.
+     *
+     * @throws AllsumClientException ({@link AllsumClientException#timedOut()} true) naming the missing ranks when
+     *                               the deadline passes first
+     */
+    GroupView join(JoinRequest request, Duration deadline);
+
+    GroupStatus status(String group);
+
+    HeartbeatResponse heartbeat(String group, HeartbeatRequest request);
+
+    void reportFailure(String group, FailureReport report);
+
+    void leave(String group, LeaveRequest request);
+
+    /** Closes the group on the server: every generation ends, waiting joins are answered 410. */
+    void closeGroup(String group);
+
+    Job submitJob(String group, JobSpec spec);
+
+    Job job(String group, String jobId);
+
+    List<Job> jobs(String group);
+
+    Job cancelJob(String group, String jobId);
+
+    /** Long-polls for the job after sequence number {@code afterSeq}; empty when {@code wait} ran out. */
+    Optional<JobAssignment> nextJob(String group, int rank, String instanceId, long afterSeq, Duration wait);
+
+    void report(String group, String jobId, RankReport report);
+
+    @Override
+    void close();
+
+    /** The answer to one join: exactly one of {@code complete} and {@code pending} is set. */
+    record JoinOutcome(GroupView complete, JoinPending pending) {
+        public boolean isComplete() {
+            return complete != null;
+        }
+    }
+}
