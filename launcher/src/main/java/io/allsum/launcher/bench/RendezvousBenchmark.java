@@ -94,10 +94,25 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() {
         Backend chosen = parseBackend();
         validate();
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return run(chosen, spec.commandLine().getOut(), err);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("bench-rendezvous: interrupted");
+            return 130;
+        } catch (Exception e) {
+            err.println("bench-rendezvous: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return 1;
+        } finally {
+            err.flush();
+        }
+    }
+
+    private int run(Backend chosen, PrintWriter out, PrintWriter err) throws Exception {
         String base = server.toString().replaceAll("/+$", "");
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
              HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -113,13 +128,13 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             for (int n : ranks) {
                 for (int w = 0; w < warmup; w++) {
                     RoundResult r = session.round(n);
-                    System.err.printf(Locale.ROOT, "# %5d ranks warm-up   : %s%n", n, r.describe());
+                    err.printf(Locale.ROOT, "# %5d ranks warm-up  : %s%n", n, r.describe()).flush();
                 }
                 List<RoundResult> results = new ArrayList<>();
                 for (int round = 0; round < rounds; round++) {
                     RoundResult r = session.round(n);
                     results.add(r);
-                    System.err.printf(Locale.ROOT, "# %5d ranks round %2d : %s%n", n, round + 1, r.describe());
+                    err.printf(Locale.ROOT, "# %5d ranks round %2d : %s%n", n, round + 1, r.describe()).flush();
                 }
                 OptionalLong rss = serverPid == null ? OptionalLong.empty() : Machine.rssKiB(serverPid, "VmRSS");
                 OptionalLong hwm = serverPid == null ? OptionalLong.empty() : Machine.rssKiB(serverPid, "VmHWM");
