@@ -134,7 +134,8 @@ final class VerificationPattern {
             }
             case PROD -> {
                 int q = Math.max(4, worldSize);
-                long v = ((t + rank) % q == 0 ? 2 : 1) * ((t + 2L * rank + 1) % q == 0 ? 2 : 1);
+                // Each rule picks exactly one rank of q >= n (those that exist), so at most two 2s per element.
+                long v = ((t + rank) % q == 0 ? 2 : 1) * ((t + rank + q / 2) % q == 0 ? 2 : 1);
                 yield signed && mix(rank, t) % 5 == 0 ? -v : v;
             }
             case FLOAT_AVG -> {
