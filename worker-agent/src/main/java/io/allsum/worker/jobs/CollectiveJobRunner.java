@@ -28,6 +28,11 @@ import java.util.function.Supplier;
  * reduce-scatter leaves this rank's result there. Send/recv has no in-place form (a rank would overwrite what it
  * still has to send), so it always uses two buffers. Reduce is verified on the root only; the other ranks report
  * 0 wrong. A {@link io.allsum.worker.comm.CommException} propagates unchanged, after the error is metered.
+ * <p>
+ * Each {@link RankSizeResult} holds, like an nccl-tests row: {@code bytes}, the op's whole buffer (the gathered
+ * output of all-gather, the full input of reduce-scatter); {@code count}, the element count passed to the call
+ * (each rank's share for all-gather and reduce-scatter, all elements otherwise); {@code timeMicros}, the average of
+ * the timed calls; {@code wrongElements}, or -1 when the job does not verify.
  */
 public final class CollectiveJobRunner {
 
