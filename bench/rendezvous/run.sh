@@ -40,11 +40,11 @@ done
 curl -fsS "http://127.0.0.1:$PORT/actuator/health" >/dev/null || { echo "bench-rendezvous: server not healthy after 60 s; log: $SERVER_LOG" >&2; exit 1; }
 
 echo "# machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $("$JAVA" -version 2>&1 | head -1)"
-echo "# server pid $SERVER_PID on port $PORT; RSS before: $(rss_kib VmRSS) kB"
+echo "# server pid $SERVER_PID on port $PORT; RSS before: $(rss_kib VmRSS) kB; load average: $(cut -d" " -f1-3 /proc/loadavg)"
 
 # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of flags
 "$JAVA" ${BENCH_JAVA_OPTS:-} -Dloader.main=io.allsum.launcher.bench.RendezvousBenchmark -cp "$LAUNCHER_JAR" \
   org.springframework.boot.loader.launch.PropertiesLauncher \
   --server "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" "$@"
 
-echo "# server RSS after: $(rss_kib VmRSS) kB, peak (VmHWM): $(rss_kib VmHWM) kB; server log: $SERVER_LOG"
+echo "# server RSS after: $(rss_kib VmRSS) kB, peak (VmHWM): $(rss_kib VmHWM) kB; load average: $(cut -d" " -f1-3 /proc/loadavg); server log: $SERVER_LOG"

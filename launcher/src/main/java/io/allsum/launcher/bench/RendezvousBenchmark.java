@@ -122,7 +122,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             session.checkReachable();
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", rounds " + rounds
                     + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
-                    + Machine.cpuModel().orElse("unknown cpu"));
+                    + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
             out.flush();
             List<Row> rows = new ArrayList<>();
             for (int n : ranks) {
@@ -208,6 +208,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             String group = "bench-" + n + "-" + HexFormat.of().formatHex(randomBytes(6));
             List<byte[]> bodies = joinBodies(group, n, backend, randomBytes(Protocol.UNIQUE_ID_BYTES));
             long deadline = System.nanoTime() + roundTimeout.toNanos();
+            OptionalDouble deliveredBefore = serverDeliverySeconds();
             int last = n - 1;
             List<Future<Answer>> answers = new ArrayList<>(n);
             long firstSent = System.nanoTime();
@@ -228,7 +229,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     lastAnswer = Math.max(lastAnswer, a.receivedNanos());
                 }
                 checkSameView(group, n, all);
-                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent);
+                OptionalDouble deliveredAfter = serverDeliverySeconds();
+                double serverDeliveryMillis = deliveredBefore.isPresent() && deliveredAfter.isPresent()
+                        ? (deliveredAfter.getAsDouble() - deliveredBefore.getAsDouble()) * 1e3 : Double.NaN;
+                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis);
             } finally {
                 answers.forEach(f -> f.cancel(true));
                 deleteGroup(group);
@@ -334,16 +338,30 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
         /** The server JVM's used memory (heap + non-heap) from its actuator metrics, when that endpoint is open. */
         OptionalLong serverMemoryUsedBytes() {
+            OptionalDouble used = metric("jvm.memory.used", "VALUE");
+            return used.isPresent() ? OptionalLong.of((long) used.getAsDouble()) : OptionalLong.empty();
+        }
+
+        /**
+         * The server's own total of "generation complete until the last waiting rank was answered", in seconds.
+         * Its growth over a round, next to what the client saw, shows how much of the figure is the client's.
+         */
+        OptionalDouble serverDeliverySeconds() {
+            return metric("allsum.rendezvous.delivery", "TOTAL_TIME");
+        }
+
+        private OptionalDouble metric(String name, String statistic) {
             try {
-                HttpResponse<byte[]> r = http.send(get("/actuator/metrics/jvm.memory.used"),
+                HttpResponse<byte[]> r = http.send(get("/actuator/metrics/" + name),
                         HttpResponse.BodyHandlers.ofByteArray());
-                return r.statusCode() == 200 ? metricValue(new String(r.body(), StandardCharsets.UTF_8))
-                        : OptionalLong.empty();
-            } catch (IOException e) {
-                return OptionalLong.empty();
+                return r.statusCode() == 200
+                        ? metricStatistic(new String(r.body(), StandardCharsets.UTF_8), statistic)
+                        : OptionalDouble.empty();
+            } catch (IOException | RuntimeException e) {
+                return OptionalDouble.empty();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return OptionalLong.empty();
+                return OptionalDouble.empty();
             }
         }
 
@@ -395,27 +413,30 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     // ---------------------------------------------------------------- pure parts: statistics, table, machine
 
     /** One measured round: last join to the last rank's answer, and the whole round from the first join sent. */
-    record RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos) {
+    record RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis) {
         double joinsPerSecond() {
             return ranks / (roundNanos / 1e9);
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "last join -> all %.2f ms, round %.1f ms, %.0f joins/s",
-                    lastJoinToAllNanos / 1e6, roundNanos / 1e6, joinsPerSecond());
+            return String.format(Locale.ROOT, "last join -> all %.2f ms (server delivery %.2f ms), round %.1f ms, "
+                    + "%.0f joins/s", lastJoinToAllNanos / 1e6, serverDeliveryMillis, roundNanos / 1e6,
+                    joinsPerSecond());
         }
     }
 
     /** One line of the table: a world size over its rounds. */
-    record Row(int ranks, int rounds, double medianMillis, double maxMillis, double medianJoinsPerSecond,
-               OptionalLong serverMemoryUsedBytes, OptionalLong rssKiB, OptionalLong hwmKiB) {
+    record Row(int ranks, int rounds, double medianMillis, double maxMillis, double medianServerDeliveryMillis,
+               double medianJoinsPerSecond, OptionalLong serverMemoryUsedBytes, OptionalLong rssKiB, OptionalLong hwmKiB) {
 
         static Row of(int ranks, List<RoundResult> results, OptionalLong memoryUsed, OptionalLong rss, OptionalLong hwm) {
             double[] millis = results.stream().mapToDouble(r -> r.lastJoinToAllNanos() / 1e6).toArray();
             double[] joins = results.stream().mapToDouble(RoundResult::joinsPerSecond).toArray();
+            double[] delivery = results.stream().mapToDouble(RoundResult::serverDeliveryMillis)
+                    .filter(d -> !Double.isNaN(d)).toArray();
             return new Row(ranks, results.size(), median(millis).orElse(Double.NaN),
-                    Arrays.stream(millis).max().orElse(Double.NaN), median(joins).orElse(Double.NaN),
-                    memoryUsed, rss, hwm);
+                    Arrays.stream(millis).max().orElse(Double.NaN), median(delivery).orElse(Double.NaN),
+                    median(joins).orElse(Double.NaN), memoryUsed, rss, hwm);
         }
     }
 
@@ -431,14 +452,18 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
     static String formatTable(List<Row> rows) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%7s %7s %14s %14s %14s %15s %14s %14s%n", "ranks", "rounds",
-                "median (ms)", "max (ms)", "joins/s (med)", "jvm used (MiB)", "rss (MiB)", "peak rss (MiB)"));
+        out.append(String.format(Locale.ROOT, "%7s %7s %12s %12s %16s %14s %15s %14s %14s%n", "ranks", "rounds",
+                "median (ms)", "max (ms)", "server med (ms)", "joins/s (med)", "jvm used (MiB)", "rss (MiB)",
+                "peak rss (MiB)"));
         for (Row r : rows) {
-            out.append(String.format(Locale.ROOT, "%7d %7d %14.2f %14.2f %14.0f %15s %14s %14s%n", r.ranks(), r.rounds(),
-                    r.medianMillis(), r.maxMillis(), r.medianJoinsPerSecond(),
+            out.append(String.format(Locale.ROOT, "%7d %7d %12.2f %12.2f %16s %14.0f %15s %14s %14s%n", r.ranks(),
+                    r.rounds(), r.medianMillis(), r.maxMillis(), Double.isNaN(r.medianServerDeliveryMillis()) ? "n/a"
+                            : String.format(Locale.ROOT, "%.2f", r.medianServerDeliveryMillis()),
+                    r.medianJoinsPerSecond(),
                     mib(r.serverMemoryUsedBytes(), 1 << 20), mib(r.rssKiB(), 1 << 10), mib(r.hwmKiB(), 1 << 10)));
         }
-        out.append("# median/max: time from the last rank's join until every rank holds the group view\n");
+        out.append("# median/max: time from the last rank's join until every rank holds the group view (client clock);\n"
+                + "# server med: the server's allsum.rendezvous.delivery for the same rounds (completion to last answer)\n");
         return out.toString();
     }
 
@@ -446,15 +471,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         return value.isPresent() ? String.format(Locale.ROOT, "%.1f", value.getAsLong() / (double) unitsPerMiB) : "n/a";
     }
 
-    /** The sum of an actuator metric's VALUE measurements, e.g. {@code jvm.memory.used} over all areas. */
-    static OptionalLong metricValue(String json) {
+    /** One statistic of an actuator metric, e.g. VALUE of {@code jvm.memory.used} (all areas summed by Boot). */
+    static OptionalDouble metricStatistic(String json, String statistic) {
         JsonNode root = AllsumJson.mapper().readTree(json);
         for (JsonNode m : root.path("measurements")) {
-            if ("VALUE".equals(m.path("statistic").asString()) && m.path("value").isNumber()) {
-                return OptionalLong.of((long) m.path("value").asDouble());
+            if (statistic.equals(m.path("statistic").asString()) && m.path("value").isNumber()) {
+                return OptionalDouble.of(m.path("value").asDouble());
             }
         }
-        return OptionalLong.empty();
+        return OptionalDouble.empty();
     }
 
     /** Reads facts about this machine and the server process from /proc. */
@@ -473,6 +498,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         static Optional<String> cpuModel(String cpuinfo) {
             return cpuinfo.lines().filter(l -> l.startsWith("model name")).findFirst()
                     .map(l -> l.substring(l.indexOf(':') + 1).strip());
+        }
+
+        static Optional<String> loadAverage() {
+            try {
+                String[] parts = Files.readString(Path.of("/proc/loadavg")).strip().split("\\s+");
+                return Optional.of(parts[0] + " " + parts[1] + " " + parts[2]);
+            } catch (IOException | RuntimeException e) {
+                return Optional.empty();
+            }
         }
 
         static OptionalLong rssKiB(long pid, String field) {

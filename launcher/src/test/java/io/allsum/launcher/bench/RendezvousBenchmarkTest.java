@@ -53,25 +53,30 @@ class RendezvousBenchmarkTest {
 
     @Test
     void rowTakesMedianAndMaxOverRoundsAndJoinsPerSecondOverTheRound() {
-        var results = List.of(new RendezvousBenchmark.RoundResult(1000, 3_000_000, 500_000_000),
-                new RendezvousBenchmark.RoundResult(1000, 9_000_000, 250_000_000),
-                new RendezvousBenchmark.RoundResult(1000, 4_000_000, 1_000_000_000));
+        var results = List.of(new RendezvousBenchmark.RoundResult(1000, 3_000_000, 500_000_000, 1.0),
+                new RendezvousBenchmark.RoundResult(1000, 9_000_000, 250_000_000, Double.NaN),
+                new RendezvousBenchmark.RoundResult(1000, 4_000_000, 1_000_000_000, 2.0));
 
         var row = RendezvousBenchmark.Row.of(1000, results, OptionalLong.empty(), OptionalLong.of(204_800), OptionalLong.empty());
 
         assertThat(row.medianMillis()).isEqualTo(4.0);
         assertThat(row.maxMillis()).isEqualTo(9.0);
         assertThat(row.medianJoinsPerSecond()).isEqualTo(2000.0);
+        assertThat(row.medianServerDeliveryMillis()).isEqualTo(1.5);
         String table = RendezvousBenchmark.formatTable(List.of(row));
         assertThat(table.lines().toList().get(1).trim().split("\\s+"))
-                .containsExactly("1000", "3", "4.00", "9.00", "2000", "n/a", "200.0", "n/a");
+                .containsExactly("1000", "3", "4.00", "9.00", "1.50", "2000", "n/a", "200.0", "n/a");
     }
 
     @Test
     void readsActuatorMetricAndProcStatus() {
-        assertThat(RendezvousBenchmark.metricValue("""
-                {"name":"jvm.memory.used","baseUnit":"bytes","measurements":[{"statistic":"VALUE","value":1.2345678E8}]}"""))
-                .hasValue(123_456_780L);
+        assertThat(RendezvousBenchmark.metricStatistic("""
+                {"name":"jvm.memory.used","baseUnit":"bytes","measurements":[{"statistic":"VALUE","value":1.2345678E8}]}""",
+                "VALUE")).hasValue(1.2345678E8);
+        assertThat(RendezvousBenchmark.metricStatistic("""
+                {"name":"allsum.rendezvous.delivery","measurements":[{"statistic":"COUNT","value":3.0},
+                 {"statistic":"TOTAL_TIME","value":0.0125},{"statistic":"MAX","value":0.01}]}""", "TOTAL_TIME"))
+                .hasValue(0.0125);
         assertThat(RendezvousBenchmark.Machine.statusField("Name:\tjava\nVmHWM:\t  300000 kB\nVmRSS:\t  250000 kB\n", "VmRSS"))
                 .hasValue(250_000);
         assertThat(RendezvousBenchmark.Machine.cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 9654\n")).hasValue("AMD EPYC 9654");
