@@ -155,7 +155,7 @@ final class PeerLink implements AutoCloseable {
                 } else if (n < 0) {
                     throw peerFailed(ctx, "closed its connection", null);
                 } else {
-                    awaitReady(ctx, readSelector, deadline, "sent nothing");
+                    awaitReady(ctx, readSelector, deadline, "sent nothing", true);
                 }
             }
             if (!headerChecked) {
@@ -210,7 +210,7 @@ final class PeerLink implements AutoCloseable {
                     writeSelector.select(10);
                     writeSelector.selectedKeys().clear();
                 } else {
-                    awaitReady(ctx, writeSelector, deadline, "accepted no data");
+                    awaitReady(ctx, writeSelector, deadline, "accepted no data", !started);
                 }
             }
         } catch (IOException e) {
@@ -221,8 +221,11 @@ final class PeerLink implements AutoCloseable {
         }
     }
 
-    private void awaitReady(OpContext ctx, Selector selector, long deadline, String silence) throws IOException {
-        ctx.throwIfFailed();
+    private void awaitReady(OpContext ctx, Selector selector, long deadline, String silence, boolean stopOnFailure)
+            throws IOException {
+        if (stopOnFailure) {
+            ctx.throwIfFailed();
+        }
         if (closed) {
             throw aborted(ctx, null);
         }
@@ -232,7 +235,9 @@ final class PeerLink implements AutoCloseable {
         }
         selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         selector.selectedKeys().clear();
-        ctx.throwIfFailed();
+        if (stopOnFailure) {
+            ctx.throwIfFailed();
+        }
     }
 
     private PeerFailedException peerFailed(OpContext ctx, String what, Throwable cause) {

@@ -268,7 +268,7 @@ public final class RingCommunicator implements Communicator {
     public Communicator split(int color, int key) {
         int[] table = new int[size * 2];
         run(RingOp.SPLIT, ctx -> {
-            try (Arena arena = Arena.ofConfined()) {
+            try (Arena arena = Arena.ofShared()) { // the link writer threads read it too
                 MemorySegment mine = arena.allocate(8);
                 mine.setAtIndex(ValueLayout.JAVA_INT, 0, color);
                 mine.setAtIndex(ValueLayout.JAVA_INT, 1, key);
@@ -520,13 +520,10 @@ public final class RingCommunicator implements Communicator {
 
     /** Marks the communicator broken and tells every other peer which rank failed, so they can name it. */
     private void fail(CommException cause) {
-        if (broken != null || closed) {
-            return;
+        if (broken != null || closed || cause instanceof IllegalUse) {
+            return; // a bad argument on this rank fails before the wire: the links are still consistent
         }
         broken = cause;
-        if (cause instanceof IllegalUse) {
-            return; // a bad argument on this rank: the links are still consistent
-        }
         int failedRank = cause instanceof PeerFailedException p ? p.peerRank() : rank;
         for (PeerLink link : links) {
             if (link != null && link.peerRank != failedRank) {

@@ -110,7 +110,7 @@ final class RingListener implements AutoCloseable {
             handshake = Handshake.read(channel.socket().getInputStream());
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.INFO, () -> "dropped a connection to " + endpoint + " from " + remote(channel) + ": "
-                    + e.getMessage());
+                    + e);
             closeQuietly(channel);
             return;
         }
