@@ -13,6 +13,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.JsonNode;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.ConnectException;
@@ -20,6 +21,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +40,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -279,16 +282,16 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             while (true) {
                 try {
-                    HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                    HttpResponse<Digest> r = http.send(request, info -> Digest.subscriber(
+                            rank == 0 || info.statusCode() != 200));
                     long received = System.nanoTime();
+                    Digest d = r.body();
                     if (r.statusCode() == 200) {
-                        CRC32 crc = new CRC32();
-                        crc.update(r.body());
-                        return new Answer(rank, received, crc.getValue(), r.body().length, rank == 0 ? r.body() : null);
+                        return new Answer(rank, received, d.crc(), d.length(), d.bytes());
                     }
                     if (r.statusCode() != 202 && r.statusCode() != 503) {
                         throw new IllegalStateException("join of rank " + rank + " to " + group + " answered "
-                                + r.statusCode() + ": " + new String(r.body(), StandardCharsets.UTF_8));
+                                + r.statusCode() + ": " + new String(d.bytes(), StandardCharsets.UTF_8));
                     }
                 } catch (ConnectException e) {
                     // accept backlog overflow while thousands connect at once: try again, as a worker would
@@ -392,8 +395,62 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         }
     }
 
+    /**
+     * A response body as it streams in: its CRC-32 and length, and the bytes only when asked. Thousands of ranks
+     * each receiving an N-member view would otherwise make the client copy and collect gigabytes per round and
+     * become the bottleneck it is meant to measure.
+     */
+    record Digest(long crc, long length, byte[] bytes) {
+
+        static HttpResponse.BodySubscriber<Digest> subscriber(boolean keepBytes) {
+            return HttpResponse.BodySubscribers.fromSubscriber(new Collector(keepBytes), Collector::digest);
+        }
+
+        private static final class Collector implements Flow.Subscriber<List<ByteBuffer>> {
+            private final CRC32 crc = new CRC32();
+            private final ByteArrayOutputStream kept;
+            private long length;
+
+            Collector(boolean keepBytes) {
+                kept = keepBytes ? new ByteArrayOutputStream() : null;
+            }
+
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(List<ByteBuffer> buffers) {
+                for (ByteBuffer buffer : buffers) {
+                    length += buffer.remaining();
+                    if (kept != null) {
+                        byte[] copy = new byte[buffer.remaining()];
+                        buffer.duplicate().get(copy);
+                        kept.writeBytes(copy);
+                    }
+                    crc.update(buffer);
+                }
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                // the HTTP client reports the failure to the caller of send()
+            }
+
+            @Override
+            public void onComplete() {
+                // digest() reads the totals once the body is complete
+            }
+
+            Digest digest() {
+                return new Digest(crc.getValue(), length, kept == null ? null : kept.toByteArray());
+            }
+        }
+    }
+
     /** One rank's answer: when it arrived, and a checksum of the view (only rank 0 keeps the bytes). */
-    record Answer(int rank, long receivedNanos, long crc, int length, byte[] body) {
+    record Answer(int rank, long receivedNanos, long crc, long length, byte[] body) {
     }
 
     /** The join bodies of all ranks, serialized before the clock starts; rank 0 carries the id for nccl. */

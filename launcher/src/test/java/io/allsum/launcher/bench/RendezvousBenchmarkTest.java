@@ -45,6 +45,31 @@ class RendezvousBenchmarkTest {
     }
 
     @Test
+    void digestChecksumsAStreamedBodyAndKeepsItOnlyWhenAsked() {
+        byte[] body = "{\"group\":\"g\",\"members\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.util.zip.CRC32 expected = new java.util.zip.CRC32();
+        expected.update(body);
+
+        for (boolean keep : new boolean[]{true, false}) {
+            var subscriber = RendezvousBenchmark.Digest.subscriber(keep);
+            subscriber.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+                public void request(long n) {
+                }
+
+                public void cancel() {
+                }
+            });
+            subscriber.onNext(List.of(java.nio.ByteBuffer.wrap(body, 0, 5), java.nio.ByteBuffer.wrap(body, 5, body.length - 5)));
+            subscriber.onComplete();
+            var digest = subscriber.getBody().toCompletableFuture().join();
+
+            assertThat(digest.crc()).isEqualTo(expected.getValue());
+            assertThat(digest.length()).isEqualTo(body.length);
+            assertThat(digest.bytes()).isEqualTo(keep ? body : null);
+        }
+    }
+
+    @Test
     void medianOfOddAndEvenCounts() {
         assertThat(RendezvousBenchmark.median(new double[]{5, 1, 3}).getAsDouble()).isEqualTo(3);
         assertThat(RendezvousBenchmark.median(new double[]{4, 1, 3, 2}).getAsDouble()).isEqualTo(2.5);
