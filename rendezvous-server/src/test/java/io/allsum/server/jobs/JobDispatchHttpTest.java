@@ -188,8 +188,9 @@ class JobDispatchHttpTest extends JobsHttpTestBase {
     @Test
     void waitingPollOfARemovedGroupAnswers404() throws Exception {
         directory.form(group, 1);
+        String rank0 = instance(0);
         CompletableFuture<HttpResponse<String>> waiting =
-                CompletableFuture.supplyAsync(() -> http.next(group, 0, instance(0), 0, 30));
+                CompletableFuture.supplyAsync(() -> http.next(group, 0, rank0, 0, 30));
 
         directory.remove(group, "closed by the test");
 
