@@ -4,7 +4,9 @@ import io.allsum.model.CollectiveOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -13,6 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Submit, list, get and cancel over real HTTP, and the answers to bad requests. */
 class JobApiHttpTest extends JobsHttpTestBase {
+
+    @Autowired
+    MeterRegistry meters;
 
     @Test
     void submitAnswers201WithLocationAndAQueuedJobWithDefaults() {
@@ -30,6 +35,20 @@ class JobApiHttpTest extends JobsHttpTestBase {
         assertThat(job.generation()).isNull();
         assertThat(job.spec()).isEqualTo(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null).withDefaults());
         assertThat(job.submittedAt()).isNotNull();
+    }
+
+    @Test
+    void activeGaugeCountsQueuedAndRunningJobs() {
+        directory.form(group, 2);
+        double queuedBefore = meters.get(JobMetrics.ACTIVE).tag("state", "queued").gauge().value();
+        double runningBefore = meters.get(JobMetrics.ACTIVE).tag("state", "running").gauge().value();
+
+        http.submitOk(group, JobSpec.allSum(8));
+        http.submitOk(group, JobSpec.allSum(8));
+        http.nextOk(group, 0, instance(0), 0, 5).orElseThrow();
+
+        assertThat(meters.get(JobMetrics.ACTIVE).tag("state", "queued").gauge().value()).isEqualTo(queuedBefore + 1);
+        assertThat(meters.get(JobMetrics.ACTIVE).tag("state", "running").gauge().value()).isEqualTo(runningBefore + 1);
     }
 
     @Test
