@@ -39,6 +39,11 @@ final class GroupJobs {
     private CompletableFuture<Void> changed = new CompletableFuture<>();
     /** System.nanoTime() when the group was closed or evicted; null while it lives. */
     private Long removedAtNanos;
+    /**
+     * The newest generation known to have failed: a worker that saw its generation complete just before the
+     * failure event must not bind a queued job to it, or that job would sit in a dead generation until its deadline.
+     */
+    private long newestFailedGeneration;
 
     GroupJobs(String group, JobMetrics metrics, Clock clock) {
         this.group = group;
@@ -113,6 +118,9 @@ final class GroupJobs {
      */
     JobAssignment assign(int rank, long after, long generation, int worldSize) {
         return locked(() -> {
+            if (generation <= newestFailedGeneration) {
+                return null;
+            }
             for (JobRecord job : bySeq.tailMap(after, false).values()) {
                 if (job.state == JobState.QUEUED) {
                     dispatch(job, generation, worldSize);
@@ -196,6 +204,7 @@ final class GroupJobs {
     /** Fails the jobs running in a generation that failed; queued jobs wait for the next generation. */
     void generationFailed(long generation, String reason) {
         locked(() -> {
+            newestFailedGeneration = Math.max(newestFailedGeneration, generation);
             for (JobRecord job : bySeq.values()) {
                 if (job.state == JobState.RUNNING && job.generation == generation) {
                     finish(job, JobState.FAILED, "generation " + generation + " failed: " + reason
@@ -218,6 +227,8 @@ final class GroupJobs {
                 }
             }
             removedAtNanos = System.nanoTime();
+            // A group formed again under the same name counts its generations from 1 again.
+            newestFailedGeneration = 0;
             return null;
         });
     }

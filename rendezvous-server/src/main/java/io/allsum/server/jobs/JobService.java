@@ -57,7 +57,11 @@ public class JobService implements DisposableBean {
 
     /** Every job kept for the group, oldest (lowest seq) first. */
     public List<Job> list(String group) {
-        return existing(group).map(GroupJobs::list).orElseGet(List::of);
+        Optional<GroupJobs> jobs = existing(group);
+        if (jobs.isEmpty() && directory.current(group).isEmpty()) {
+            throw JobProblems.unknownGroup(group);
+        }
+        return jobs.map(GroupJobs::list).orElseGet(List::of);
     }
 
     public Job get(String group, String jobId) {

@@ -66,4 +66,16 @@ class GroupJobsTest {
         assertThat(registry.get(JobMetrics.JOBS).tag("state", "failed").counter().count()).isZero();
         assertThat(jobs.count(JobState.CANCELLED)).isEqualTo(1);
     }
+
+    @Test
+    void queuedJobIsNotBoundToAGenerationThatAlreadyFailed() {
+        Job job = jobs.submit(JobSpec.allSum(8), 10);
+        jobs.generationFailed(1, "rank 1 missed its heartbeats");
+
+        assertThat(jobs.assign(0, 0, 1, 2)).as("stale generation 1").isNull();
+        assertThat(jobs.assign(0, 0, 2, 2)).satisfies(a -> {
+            assertThat(a.jobId()).isEqualTo(job.jobId());
+            assertThat(a.generation()).isEqualTo(2);
+        });
+    }
 }

@@ -114,6 +114,15 @@ class JobApiHttpTest extends JobsHttpTestBase {
     }
 
     @Test
+    void listOfAnUnknownGroupAnswers404AndOfANewGroupIsEmpty() {
+        HttpResponse<String> unknown = http.list(group);
+        directory.form(group, 2);
+
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(http.listOk(group)).isEmpty();
+    }
+
+    @Test
     void getOfAnUnknownJobAnswers404() {
         directory.form(group, 2);
         http.submitOk(group, JobSpec.allSum(8));
