@@ -63,6 +63,11 @@ final class JobSpecValidator {
             throw JobProblems.badField("redop", "is only meaningful for " + opsWhere(false) + ", not for " + op);
         }
         List<Long> sizes = s.sizes(worldSize);
+        if (sizes.isEmpty()) {
+            throw JobProblems.badField("maxBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes()
+                    + " holds no size of at least one element per rank for " + op + " of " + s.dtype()
+                    + " on " + worldSize + " ranks");
+        }
         if (sizes.size() > properties.maxSweepSizes()) {
             throw JobProblems.badField("stepFactor", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " x"
                     + s.stepFactor() + " has " + sizes.size() + " sizes, more than the limit of " + properties.maxSweepSizes());

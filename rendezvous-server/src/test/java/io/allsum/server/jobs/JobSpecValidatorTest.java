@@ -32,6 +32,8 @@ class JobSpecValidatorTest {
                 Arguments.of(spec(null, null, null, -8L, 8L, null, null, null, null), "minBytes"),
                 Arguments.of(spec(null, null, null, 64L, 8L, null, null, null, null), "maxBytes"),
                 Arguments.of(spec(null, null, null, 8L, (64L << 30) + 1, null, null, null, null), "maxBytes"),
+                Arguments.of(spec(null, null, null, 1L, 3L, null, null, null, null), "maxBytes"),
+                Arguments.of(spec(CollectiveOp.ALL_GATHER, null, null, 8L, 12L, null, null, null, null), "maxBytes"),
                 Arguments.of(spec(null, null, null, null, null, 0, null, null, null), "stepFactor"),
                 Arguments.of(spec(null, null, null, null, null, null, 0, null, null), "iterations"),
                 Arguments.of(spec(null, null, null, null, null, null, 1_000_001, null, null), "iterations"),
