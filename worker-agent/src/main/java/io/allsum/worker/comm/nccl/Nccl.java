@@ -49,10 +49,21 @@ final class Nccl {
     private Nccl() {
     }
 
+    /** The first load failure: later attempts only see NoClassDefFoundError, which hides the real cause. */
+    private static volatile Throwable loadFailure;
+
     /** Loads the JNI wrappers and, through them, the host's libcudart.so.13 and libnccl.so.2. */
-    static void loadNativeLibraries() {
-        Loader.load(org.bytedeco.cuda.global.cudart.class);
-        Loader.load(org.bytedeco.cuda.global.nccl.class);
+    static synchronized void loadNativeLibraries() throws Throwable {
+        if (loadFailure != null) {
+            throw loadFailure;
+        }
+        try {
+            Loader.load(org.bytedeco.cuda.global.cudart.class);
+            Loader.load(org.bytedeco.cuda.global.nccl.class);
+        } catch (Throwable t) {
+            loadFailure = t;
+            throw t;
+        }
     }
 
     static int ncclType(DataType type) {
