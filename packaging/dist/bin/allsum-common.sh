@@ -18,7 +18,7 @@ allsum_run() { # app args...
 # Puts the directories holding the host's libcudart.so.13 and libnccl.so.2 on LD_LIBRARY_PATH (ldconfig's cache,
 # the CUDA toolkit, the distro path, and python's nvidia-nccl wheel, which is often newer than the system one).
 allsum_find_gpu_libs() {
-  local dirs=() lib dir py
+  local dirs=() lib dir py pynccl=""
   for lib in libcudart.so.13 libnccl.so.2; do
     dir="$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l { sub(/.*=> /, ""); print; exit }')"
     [ -n "$dir" ] && dirs+=("$(dirname "$dir")")
@@ -28,15 +28,18 @@ allsum_find_gpu_libs() {
   done
   for py in python3 python; do
     dir="$("$py" -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)" || true
-    [ -n "$dir" ] && [ -e "$dir/libnccl.so.2" ] && { dirs=("$dir" "${dirs[@]}"); break; }
+    [ -n "$dir" ] && [ -e "$dir/libnccl.so.2" ] && { pynccl="$dir"; break; }
   done
   for py in python3 python; do
     dir="$("$py" -c 'import nvidia.cuda_runtime, os; print(os.path.join(list(nvidia.cuda_runtime.__path__)[0], "lib"))' 2>/dev/null)" || true
     [ -n "$dir" ] && [ -e "$dir/libcudart.so.13" ] && { dirs+=("$dir"); break; }
   done
-  local path="${LD_LIBRARY_PATH:-}"
+  # python's NCCL goes before an inherited LD_LIBRARY_PATH (images often carry an older system libnccl there);
+  # ALLSUM_NCCL_LIB_DIR, when set, goes first of all.
+  local path="${LD_LIBRARY_PATH:-}" front="${ALLSUM_NCCL_LIB_DIR:-}${pynccl:+${ALLSUM_NCCL_LIB_DIR:+:}$pynccl}"
   for dir in "${dirs[@]}"; do
     case ":$path:" in *":$dir:"*) ;; *) path="${path:+$path:}$dir" ;; esac
   done
+  [ -n "$front" ] && path="$front:$path"
   export LD_LIBRARY_PATH="$path"
 }

@@ -66,9 +66,22 @@ final class CollectiveChecks {
         void run(CommBuffer send, CommBuffer recv);
     }
 
+    /** An unsupported combination must fail with a clear CommException and leave the communicator usable. */
+    private static Result expectRefusal(Communicator comm, String name, Op op, int count, DataType type) {
+        try (CommBuffer buffer = comm.allocate((long) count * type.bytes())) {
+            op.run(buffer, buffer);
+            return new Result(name + " (expected a refusal)", 0, "NCCL accepted an unsupported combination");
+        } catch (io.allsum.worker.comm.CommException e) {
+            return new Result(name + " (refused: " + e.getMessage() + ")", 0, null);
+        }
+    }
+
     private static Result check(Communicator comm, String opName, DataType type, boolean inPlace, int count, Op op,
                                 ReduceOp reduceOp) {
         String name = opName + " " + type + (inPlace ? " in-place" : " out-of-place");
+        if (reduceOp != null && Nccl.unsupportedOpReason(type, reduceOp) != null) {
+            return expectRefusal(comm, name, op, count, type);
+        }
         long bytes = (long) count * type.bytes();
         double[] input = Elements.pattern(type, count, 1);
         double[] expected = reduceOp == null ? input : Elements.reduce(reduceOp, type, Collections.singletonList(input));

@@ -102,6 +102,15 @@ final class Nccl {
         return null;
     }
 
+    /** NCCL has no average for float8 (measured on NCCL 2.28.3, H200: ncclInvalidArgument). */
+    static String unsupportedOpReason(DataType type, ReduceOp op) {
+        boolean float8 = type == DataType.FLOAT8_E4M3 || type == DataType.FLOAT8_E5M2;
+        if (float8 && op == ReduceOp.AVG) {
+            return "reduction avg is not supported by NCCL for dtype " + type + " (use sum and divide)";
+        }
+        return null;
+    }
+
     /** NCCL's version code (22809) as 2.28.9. */
     static String versionString(int code) {
         return code / 10000 + "." + (code / 100) % 100 + "." + code % 100;

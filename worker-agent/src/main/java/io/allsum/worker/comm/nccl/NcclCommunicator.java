@@ -53,8 +53,6 @@ import static org.bytedeco.cuda.global.nccl.ncclGroupEnd;
 import static org.bytedeco.cuda.global.nccl.ncclGroupStart;
 import static org.bytedeco.cuda.global.nccl.ncclInProgress;
 import static org.bytedeco.cuda.global.nccl.ncclInt32;
-import static org.bytedeco.cuda.global.nccl.ncclInvalidArgument;
-import static org.bytedeco.cuda.global.nccl.ncclInvalidUsage;
 import static org.bytedeco.cuda.global.nccl.ncclRecv;
 import static org.bytedeco.cuda.global.nccl.ncclReduce;
 import static org.bytedeco.cuda.global.nccl.ncclReduceScatter;
@@ -195,7 +193,7 @@ public final class NcclCommunicator implements Communicator {
         Pointer s = input(send, phase, count, type);
         Pointer r = output(recv, phase, count, type);
         int dt = dtype(type, phase);
-        int redop = Nccl.ncclOp(op);
+        int redop = redop(type, op, phase);
         collective(phase, () -> ncclAllReduce(s, r, count, dt, redop, comm, stream));
     }
 
@@ -214,7 +212,7 @@ public final class NcclCommunicator implements Communicator {
         Pointer s = input(send, phase, Math.multiplyExact(recvCount, size), type);
         Pointer r = output(recv, phase, recvCount, type);
         int dt = dtype(type, phase);
-        int redop = Nccl.ncclOp(op);
+        int redop = redop(type, op, phase);
         collective(phase, () -> ncclReduceScatter(s, r, recvCount, dt, redop, comm, stream));
     }
 
@@ -235,7 +233,7 @@ public final class NcclCommunicator implements Communicator {
         Pointer s = input(send, phase, count, type);
         Pointer r = rank == root ? output(recv, phase, count, type) : buffer(recv, phase).pointer(phase);
         int dt = dtype(type, phase);
-        int redop = Nccl.ncclOp(op);
+        int redop = redop(type, op, phase);
         collective(phase, () -> ncclReduce(s, r, count, dt, redop, root, comm, stream));
     }
 
@@ -415,14 +413,15 @@ public final class NcclCommunicator implements Communicator {
         failCollective(phase, "enqueue", rc);
     }
 
-    /** Argument errors leave the communicator usable; anything else (CUDA, system, remote) aborts it. */
+    /**
+     * Any NCCL error aborts: a non-blocking communicator keeps the first error as its async state, so even an
+     * invalid argument poisons it (seen on NCCL 2.28.3). Known invalid combinations are refused before NCCL sees them.
+     */
     private void failCollective(String phase, String call, int rc) {
         String message = call + ": " + Nccl.ncclMessage(rc, comm);
-        if (rc != ncclInvalidArgument && rc != ncclInvalidUsage) {
-            abortCause = phase + " failed: " + message;
-            releaseComm(true);
-        }
-        throw new CommException(phase, rank, message);
+        abortCause = phase + " failed: " + message;
+        releaseComm(true);
+        throw new CommException(phase, rank, message + "; communicator aborted");
     }
 
     /** Polls ncclCommGetAsyncError on {@code target} until it leaves ncclInProgress. */
@@ -594,6 +593,14 @@ public final class NcclCommunicator implements Communicator {
             throw new CommException(phase, rank, reason);
         }
         return Nccl.ncclType(type);
+    }
+
+    private int redop(DataType type, ReduceOp op, String phase) {
+        String reason = Nccl.unsupportedOpReason(type, op);
+        if (reason != null) {
+            throw new CommException(phase, rank, reason);
+        }
+        return Nccl.ncclOp(op);
     }
 
     private void checkPeer(String phase, String role, int peer) {
