@@ -116,9 +116,13 @@ public final class RingCommunicator implements Communicator {
     @Override
     public void allGather(CommBuffer send, CommBuffer recv, long sendCount, DataType type) {
         run(RingOp.ALL_GATHER, ctx -> {
-            MemorySegment src = segment(ctx, send, sendCount, type, "send");
             MemorySegment dst = segment(ctx, recv, sendCount * size, type, "recv");
-            allGatherRing(ctx, src, dst, sendCount * type.bytes());
+            long blockBytes = sendCount * type.bytes();
+            // In place (as in NCCL), this rank's input already sits in its own block of the output.
+            MemorySegment src = send == recv
+                    ? dst.asSlice(rank * blockBytes, blockBytes)
+                    : segment(ctx, send, sendCount, type, "send");
+            allGatherRing(ctx, src, dst, blockBytes);
         });
     }
 
@@ -126,8 +130,11 @@ public final class RingCommunicator implements Communicator {
     public void reduceScatter(CommBuffer send, CommBuffer recv, long recvCount, DataType type, ReduceOp op) {
         run(RingOp.REDUCE_SCATTER, ctx -> {
             MemorySegment src = segment(ctx, send, recvCount * size, type, "send");
-            MemorySegment dst = segment(ctx, recv, recvCount, type, "recv");
             long blockBytes = recvCount * type.bytes();
+            // In place (as in NCCL), the result lands in this rank's own block of the input.
+            MemorySegment dst = send == recv
+                    ? src.asSlice(rank * blockBytes, blockBytes)
+                    : segment(ctx, recv, recvCount, type, "recv");
             if (recvCount == 0) {
                 return;
             }

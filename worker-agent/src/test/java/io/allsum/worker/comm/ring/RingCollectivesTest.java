@@ -167,6 +167,50 @@ class RingCollectivesTest {
 
     @ParameterizedTest(name = "n={0} {1}")
     @MethodSource("worldsAndTypes")
+    void allGatherInPlaceTakesEachRanksInputFromItsOwnBlockLikeNccl(int n, DataType type) {
+        RingCluster cluster = clusters.get(n);
+        for (long count : COUNTS) {
+            List<ByteBuffer> results = cluster.onEveryRank(r -> {
+                Communicator comm = cluster.comms.get(r);
+                // Only block r holds this rank's input; the other blocks hold another rank's pattern (garbage here).
+                try (CommBuffer buf = comm.allocate(count * n * type.bytes())) {
+                    buf.copyFromHost(Reference.encode(type, count * n,
+                            k -> input(type, ReduceOp.MAX, k / count == r ? r : (r + 1) % n, k % count)), 0);
+                    comm.allGather(buf, buf, count, type);
+                    return read(buf);
+                }
+            });
+            for (int r = 0; r < n; r++) {
+                String what = "in-place all_gather n=" + n + " " + type + " count=" + count + " rank " + r;
+                assertElements(results.get(r), type, count * n, k -> input(type, ReduceOp.MAX, (int) (k / count),
+                        k % count), what);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "n={0} {1} {2}")
+    @MethodSource("worldsTypesAndOps")
+    void reduceScatterInPlaceLeavesTheResultInTheRanksOwnBlockLikeNccl(int n, DataType type, ReduceOp op) {
+        RingCluster cluster = clusters.get(n);
+        long recvCount = 61;
+        List<ByteBuffer> results = cluster.onEveryRank(r -> {
+            Communicator comm = cluster.comms.get(r);
+            try (CommBuffer buf = filled(comm, type, recvCount * n, r, op, 0)) {
+                comm.reduceScatter(buf, buf, recvCount, type, op);
+                return read(buf);
+            }
+        });
+        for (int r = 0; r < n; r++) {
+            long base = r * recvCount;
+            String what = "in-place reduce_scatter n=" + n + " " + type + " " + op + " rank " + r;
+            ByteBuffer block = results.get(r).slice((int) (base * type.bytes()), (int) (recvCount * type.bytes()))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            assertElements(block, type, recvCount, j -> expected(type, op, n, base + j), what);
+        }
+    }
+
+    @ParameterizedTest(name = "n={0} {1}")
+    @MethodSource("worldsAndTypes")
     void broadcastCopiesRootsBufferEverywhereForEveryRoot(int n, DataType type) {
         RingCluster cluster = clusters.get(n);
         for (int root = 0; root < n; root++) {
