@@ -146,7 +146,7 @@ class JobApiHttpTest extends JobsHttpTestBase {
                 Map.of("timeoutSeconds", 3601), "timeoutSeconds",
                 Map.of("op", "broadcast", "root", 4), "root",
                 Map.of("op", "all_gather", "redop", "prod"), "redop",
-                Map.of("minBytes", 1, "maxBytes", 8L << 30), "stepFactor");
+                Map.of("dtype", "int8", "minBytes", 1, "maxBytes", 8L << 30), "stepFactor");
         cases.forEach((body, field) -> {
             HttpResponse<String> response = http.submit(group, body);
             assertThat(response.statusCode()).as("%s", body).isEqualTo(400);
