@@ -2,6 +2,7 @@
 // back-to-back launches after `warmup` launches, one sync, divided by iters), verified, printed as nccl-tests rows.
 // One process per GPU. World size 1: no options needed. Several GPUs: run one process per GPU with
 //   --rank R --nranks N --id-file PATH   (rank 0 writes the 128-byte ncclUniqueId to PATH, the others poll for it)
+//   --nonblocking 1   build the communicator non-blocking (config.blocking = 0), as the Java backend does
 // Options: -b MIN -e MAX -f FACTOR -n ITERS -w WARMUP -d DEVICE (default: LOCAL_RANK, else rank, else 0)
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -54,9 +55,20 @@ static float expected_value(size_t i, int nranks) {
   return (float)(nranks * ((int)(i % 11) - 5) + nranks * (nranks - 1) / 2);
 }
 
+// Waits until a non-blocking communicator leaves ncclInProgress (no-op for a blocking one).
+static void await_comm(ncclComm_t comm) {
+  ncclResult_t state = ncclInProgress;
+  while (state == ncclInProgress) NCCL(ncclCommGetAsyncError(comm, &state));
+  NCCL(state);
+}
+
+// A collective on a non-blocking communicator may answer ncclInProgress: wait for it like the Java backend does.
+#define COLL(call, comm) do { ncclResult_t c_ = (call); \
+    if (c_ == ncclInProgress) await_comm(comm); else NCCL(c_); } while (0)
+
 int main(int argc, char** argv) {
   size_t min_bytes = 8, max_bytes = 1 << 30, factor = 2;
-  int iters = 20, warmup = 5, rank = 0, nranks = 1, device = -1;
+  int iters = 20, warmup = 5, rank = 0, nranks = 1, device = -1, nonblocking = 0;
   const char* id_file = NULL;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i]; const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -70,6 +82,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--rank")) rank = atoi(v);
     else if (!strcmp(a, "--nranks")) nranks = atoi(v);
     else if (!strcmp(a, "--id-file")) id_file = v;
+    else if (!strcmp(a, "--nonblocking")) nonblocking = atoi(v);
     else { fprintf(stderr, "unknown option %s\n", a); return 2; }
     i++;
   }
@@ -82,7 +95,13 @@ int main(int argc, char** argv) {
   else if (exchange_id(&id, rank, id_file)) return 1;
   double t0 = now_us();
   ncclComm_t comm;
-  NCCL(ncclCommInitRank(&comm, nranks, id, rank));
+  // --nonblocking 1 builds the communicator the way allsum's Java backend does (config.blocking = 0, then poll
+  // ncclCommGetAsyncError), so per-call costs can be compared like for like.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = nonblocking ? 0 : 1;
+  ncclResult_t init_rc = ncclCommInitRankConfig(&comm, nranks, id, rank, &config);
+  if (init_rc != ncclSuccess && init_rc != ncclInProgress) NCCL(init_rc);
+  await_comm(comm);
   double init_ms = (now_us() - t0) / 1e3;
 
   size_t max_count = max_bytes / sizeof(float);
@@ -96,7 +115,8 @@ int main(int argc, char** argv) {
   int version; NCCL(ncclGetVersion(&version));
 
   if (rank == 0) {
-    printf("# allsum native all-reduce baseline: %d rank(s), NCCL %d, init %.1f ms\n", nranks, version, init_ms);
+    printf("# allsum native all-reduce baseline: %d rank(s), NCCL %d, %s communicator, init %.1f ms\n", nranks, version,
+           nonblocking ? "non-blocking" : "blocking", init_ms);
     printf("#                                                       out-of-place                          in-place\n");
     printf("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  host(us)\n");
     printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          /call\n");
@@ -113,11 +133,11 @@ int main(int argc, char** argv) {
       // In-place sums accumulate over warm-up + iters; verify those launches against the single-launch value by
       // restoring the input before each launch would change the timing, so in-place is checked on world size 1 only
       // (where a sum keeps the input) and out-of-place always.
-      for (int w = 0; w < warmup; w++) NCCL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream));
+      for (int w = 0; w < warmup; w++) COLL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream), comm);
       CUDA(cudaStreamSynchronize(stream));
       CUDA(cudaEventRecord(start, stream));
       double h0 = now_us();
-      for (int it = 0; it < iters; it++) NCCL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream));
+      for (int it = 0; it < iters; it++) COLL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream), comm);
       double h1 = now_us();
       CUDA(cudaEventRecord(stop, stream));
       CUDA(cudaEventSynchronize(stop));

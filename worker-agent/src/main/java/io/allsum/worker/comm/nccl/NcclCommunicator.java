@@ -14,6 +14,7 @@ import org.bytedeco.cuda.nccl.ncclConfig_t;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 
 import java.time.Duration;
@@ -200,8 +201,10 @@ public final class NcclCommunicator implements Communicator {
     @Override
     public void allGather(CommBuffer send, CommBuffer recv, long sendCount, DataType type) {
         String phase = "all_gather";
-        Pointer s = input(send, phase, sendCount, type);
         Pointer r = output(recv, phase, Math.multiplyExact(sendCount, size), type);
+        // In place, NCCL expects sendbuff == recvbuff + rank * sendcount: the input sits in this rank's own block.
+        Pointer s = send == recv ? atByteOffset(r, (long) rank * sendCount * type.bytes())
+                : input(send, phase, sendCount, type);
         int dt = dtype(type, phase);
         collective(phase, () -> ncclAllGather(s, r, sendCount, dt, comm, stream));
     }
@@ -210,7 +213,9 @@ public final class NcclCommunicator implements Communicator {
     public void reduceScatter(CommBuffer send, CommBuffer recv, long recvCount, DataType type, ReduceOp op) {
         String phase = "reduce_scatter";
         Pointer s = input(send, phase, Math.multiplyExact(recvCount, size), type);
-        Pointer r = output(recv, phase, recvCount, type);
+        // In place, NCCL expects recvbuff == sendbuff + rank * recvcount: the result lands in this rank's own block.
+        Pointer r = send == recv ? atByteOffset(s, (long) rank * recvCount * type.bytes())
+                : output(recv, phase, recvCount, type);
         int dt = dtype(type, phase);
         int redop = redop(type, op, phase);
         collective(phase, () -> ncclReduceScatter(s, r, recvCount, dt, redop, comm, stream));
@@ -613,5 +618,10 @@ public final class NcclCommunicator implements Communicator {
         if (peer == rank) {
             throw new CommException(phase, rank, "a lone " + phase + " to itself would never match; use sendRecv");
         }
+    }
+
+    /** A view of device memory {@code offset} bytes into {@code base} (in-place all-gather / reduce-scatter). */
+    private static Pointer atByteOffset(Pointer base, long offset) {
+        return offset == 0 ? base : new BytePointer(base).position(base.position() + offset);
     }
 }
