@@ -432,8 +432,23 @@ public class RendezvousRegistry implements GroupDirectory, SmartLifecycle {
         }
     }
 
+    /** Joins parked on the server, in all groups. */
     public int waitingJoins() {
         return waitingJoins.get();
+    }
+
+    /** Joins parked on the server for one group; 0 for an unknown group. */
+    public int parkedJoins(String groupName) {
+        Group group = groups.get(groupName);
+        if (group == null) {
+            return 0;
+        }
+        group.lock.lock();
+        try {
+            return group.waiters.size();
+        } finally {
+            group.lock.unlock();
+        }
     }
 
     // ---- the sweeper --------------------------------------------------------------------------------------------
