@@ -7,10 +7,10 @@ import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.server.web.RendezvousHttp;
+import io.allsum.server.web.RendezvousServerTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import java.net.http.HttpResponse;
@@ -26,7 +26,7 @@ import static io.allsum.server.web.RendezvousHttp.read;
 import static io.allsum.server.web.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@RendezvousServerTest
 class RendezvousJoinTest {
 
     @LocalServerPort

@@ -3,7 +3,6 @@ package io.allsum.server.web;
 import io.allsum.model.rendezvous.JoinRequest;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 
@@ -20,7 +19,7 @@ import static io.allsum.server.web.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every 4xx of protocol v1, each a ProblemDetail whose detail names the offending field or rank. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@RendezvousServerTest
 class RendezvousErrorsTest {
 
     @LocalServerPort
