@@ -2,7 +2,6 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GenerationState;
-import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinPending;
 
 import java.nio.charset.StandardCharsets;
@@ -43,7 +42,7 @@ final class Group {
     final Set<Waiter> waiters = new LinkedHashSet<>();
     /** Rank 0's id for the current generation; never logged, never in status. */
     String uniqueId;
-    GroupView view;
+    EncodedView view;
     long openedNanos;
     long deadlineNanos;
     Instant joinDeadline;

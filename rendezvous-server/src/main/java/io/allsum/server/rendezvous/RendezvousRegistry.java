@@ -197,8 +197,8 @@ public class RendezvousRegistry implements GroupDirectory, SmartLifecycle {
 
     private Delivery completeGeneration(Group group, long now, List<Runnable> afterUnlock) {
         group.state = GenerationState.COMPLETE;
-        group.view = new GroupView(group.name, group.generation, group.worldSize, group.backend, group.uniqueId,
-                group.slots.values().stream().map(Slot::toMember).toList());
+        group.view = new EncodedView(new GroupView(group.name, group.generation, group.worldSize, group.backend,
+                group.uniqueId, group.slots.values().stream().map(Slot::toMember).toList()));
         if (group.uniqueId != null) {
             group.rememberUsedId(group.uniqueId);
         }

@@ -25,6 +25,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -37,12 +38,14 @@ public class RendezvousController {
     private final RendezvousRegistry registry;
     private final RendezvousMetrics metrics;
     private final RendezvousProperties properties;
+    private final JsonMapper json;
 
     public RendezvousController(RendezvousRegistry registry, RendezvousMetrics metrics,
-                                RendezvousProperties properties) {
+                                RendezvousProperties properties, JsonMapper json) {
         this.registry = registry;
         this.metrics = metrics;
         this.properties = properties;
+        this.json = json;
     }
 
     /**
@@ -106,13 +109,15 @@ public class RendezvousController {
         return asked.compareTo(properties.maxWait()) > 0 ? properties.maxWait() : asked;
     }
 
-    private static ResponseEntity<Object> toResponse(JoinAnswer answer, HttpServletRequest http) {
+    private ResponseEntity<Object> toResponse(JoinAnswer answer, HttpServletRequest http) {
         return switch (answer) {
             case JoinAnswer.Complete complete -> {
                 if (complete.delivery() != null) {
                     http.setAttribute(DeliveryInterceptor.ATTRIBUTE, complete.delivery());
                 }
-                yield ResponseEntity.ok(complete.view());
+                // The same bytes for every rank: encoding an O(worldSize) body per rank would be O(worldSize^2).
+                yield ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
+                        .body(complete.view().bytes(json::writeValueAsBytes));
             }
             case JoinAnswer.Pending pending -> ResponseEntity.status(HttpStatus.ACCEPTED)
                     .header(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()))
