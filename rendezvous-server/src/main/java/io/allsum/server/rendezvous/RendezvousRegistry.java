@@ -14,6 +14,7 @@ import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.server.metrics.RendezvousMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * heartbeat timeouts and idle eviction. Waiting joins are futures, never threads.
  */
 @Component
-public class RendezvousRegistry implements GroupDirectory, SmartLifecycle {
+public class RendezvousRegistry implements GroupDirectory, SmartLifecycle, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(RendezvousRegistry.class);
     private static final int MAX_REASON_LENGTH = 512;
@@ -525,14 +526,20 @@ public class RendezvousRegistry implements GroupDirectory, SmartLifecycle {
         }
     }
 
+    /** Pauses the sweeper; {@link #start()} resumes it (Spring may stop and restart a context). */
     @Override
     public void stop() {
         ScheduledFuture<?> running = sweeper;
         if (running != null) {
             running.cancel(false);
         }
-        scheduler.shutdownNow();
         sweeper = null;
+    }
+
+    @Override
+    public void destroy() {
+        stop();
+        scheduler.shutdownNow();
     }
 
     @Override
