@@ -128,6 +128,7 @@ class RendezvousErrorsTest {
         assertThat(problem(http.get("/rendezvous/nobody"), 404).get("detail").asString()).contains("nobody");
         problem(http.post("/rendezvous/nobody/heartbeat", Map.of("rank", 0, "instanceId", "w0", "generation", 1)), 404);
         problem(http.delete("/rendezvous/nobody"), 404);
+        problem(http.get("/no-such-path"), 404);
     }
 
     @Test
