@@ -211,7 +211,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             String group = "bench-" + n + "-" + HexFormat.of().formatHex(randomBytes(6));
             List<byte[]> bodies = joinBodies(group, n, backend, randomBytes(Protocol.UNIQUE_ID_BYTES));
             long deadline = System.nanoTime() + roundTimeout.toNanos();
-            OptionalDouble deliveredBefore = serverDeliverySeconds();
+            Delivered deliveredBefore = serverDelivered();
             int last = n - 1;
             List<Future<Answer>> answers = new ArrayList<>(n);
             long firstSent = System.nanoTime();
@@ -232,9 +232,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     lastAnswer = Math.max(lastAnswer, a.receivedNanos());
                 }
                 checkSameView(group, n, all);
-                OptionalDouble deliveredAfter = serverDeliverySeconds();
-                double serverDeliveryMillis = deliveredBefore.isPresent() && deliveredAfter.isPresent()
-                        ? (deliveredAfter.getAsDouble() - deliveredBefore.getAsDouble()) * 1e3 : Double.NaN;
+                double serverDeliveryMillis = serverDeliveryMillisSince(deliveredBefore, deadline);
                 return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis);
             } finally {
                 answers.forEach(f -> f.cancel(true));
@@ -345,12 +343,35 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             return used.isPresent() ? OptionalLong.of((long) used.getAsDouble()) : OptionalLong.empty();
         }
 
+        /** The server's timer "generation complete until the last waiting rank was answered": count and total. */
+        record Delivered(double count, double totalSeconds) {
+        }
+
+        private Delivered serverDelivered() {
+            OptionalDouble count = metric("allsum.rendezvous.delivery", "COUNT");
+            OptionalDouble total = metric("allsum.rendezvous.delivery", "TOTAL_TIME");
+            return count.isPresent() && total.isPresent() ? new Delivered(count.getAsDouble(), total.getAsDouble()) : null;
+        }
+
         /**
-         * The server's own total of "generation complete until the last waiting rank was answered", in seconds.
-         * Its growth over a round, next to what the client saw, shows how much of the figure is the client's.
+         * The server's own delivery time for this round, next to the client's figure it shows how much of that is
+         * the client's. The server records it after the last answer went out, so wait (briefly) for that record.
          */
-        OptionalDouble serverDeliverySeconds() {
-            return metric("allsum.rendezvous.delivery", "TOTAL_TIME");
+        private double serverDeliveryMillisSince(Delivered before, long deadline) throws InterruptedException {
+            if (before == null) {
+                return Double.NaN;
+            }
+            long giveUp = Math.min(deadline, System.nanoTime() + Duration.ofSeconds(2).toNanos());
+            while (true) {
+                Delivered now = serverDelivered();
+                if (now != null && now.count() >= before.count() + 1) {
+                    return (now.totalSeconds() - before.totalSeconds()) * 1e3;
+                }
+                if (now == null || System.nanoTime() > giveUp) {
+                    return Double.NaN;
+                }
+                Thread.sleep(POLL_INTERVAL);
+            }
         }
 
         private OptionalDouble metric(String name, String statistic) {
