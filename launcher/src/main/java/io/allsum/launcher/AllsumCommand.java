@@ -156,6 +156,7 @@ public final class AllsumCommand implements Callable<Integer> {
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + " (see allsum --help)");
             return ExitCodes.USAGE;
