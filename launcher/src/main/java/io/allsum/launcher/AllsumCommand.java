@@ -329,7 +329,7 @@ public final class AllsumCommand implements Callable<Integer> {
         if (jsonFile != null) {
             writeJson(new RunRecord(VERSION, mode, serverUri.toString(), o.group().group(), o.backend(),
                     o.worldSize(), List.copyOf(spec.commandLine().getParseResult().originalArgs()), environment(),
-                    Map.copyOf(phases), o.group(), job));
+                    new LinkedHashMap<>(phases), o.group(), job));
         }
         if (job.state() != JobState.SUCCEEDED) {
             throw new LauncherException("job " + job.jobId() + " " + job.state()

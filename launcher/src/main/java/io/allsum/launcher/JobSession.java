@@ -100,7 +100,10 @@ public final class JobSession {
                 progress.event("job " + job.jobId() + " " + job.state());
                 lastState = job.state();
             }
-            shownRows = showNewRows(job, shownRows);
+            if (!job.state().isFinal()) {
+                // Rows that arrive with the final state are in the table; only earlier ones are news.
+                shownRows = showNewRows(job, shownRows);
+            }
             progress.status("job " + job.jobId() + " " + job.state() + ", " + shownRows + " sizes done");
         }
         progress.done();

@@ -122,14 +122,25 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
+    /** The root cause ("Caused by: ...") of a logged stack trace, else the last line that is not a frame. */
     static String lastLogLine(Path log) {
         try {
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            for (int i = lines.size() - 1; i >= 0; i--) {
-                String line = lines.get(i).strip();
-                if (!line.isEmpty() && !line.startsWith("at ")) {
-                    return ": " + (line.length() > 200 ? line.substring(0, 200) + "..." : line);
+            String pick = null;
+            for (String raw : lines) {
+                String line = raw.strip();
+                if (line.startsWith("Caused by: ")) {
+                    pick = line.substring("Caused by: ".length());
                 }
+            }
+            for (int i = lines.size() - 1; pick == null && i >= 0; i--) {
+                String line = lines.get(i).strip();
+                if (!line.isEmpty() && !line.startsWith("at ") && !line.matches("\\.\\.\\. \\d+ (common frames|more).*")) {
+                    pick = line;
+                }
+            }
+            if (pick != null) {
+                return ": " + (pick.length() > 200 ? pick.substring(0, 200) + "..." : pick);
             }
         } catch (IOException | UncheckedIOException e) {
             // The log is a courtesy in the message; its absence must not hide the real error.

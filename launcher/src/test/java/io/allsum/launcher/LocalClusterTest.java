@@ -43,6 +43,18 @@ class LocalClusterTest {
     }
 
     @Test
+    void lastLogLinePrefersTheRootCauseOfAStackTrace(@TempDir Path dir) throws IOException {
+        Path log = dir.resolve("worker-0.log");
+        Files.writeString(log, "BeanCreationException: Error creating bean\n"
+                + "Caused by: BeanInstantiationException: Failed to instantiate\n\tat a.b(C.java:1)\n"
+                + "Caused by: java.lang.IllegalStateException: no communicator factory for backend nccl\n"
+                + "\tat x.y(Z.java:2)\n\t... 29 common frames omitted\n");
+
+        assertThat(LocalCluster.lastLogLine(log))
+                .isEqualTo(": java.lang.IllegalStateException: no communicator factory for backend nccl");
+    }
+
+    @Test
     void randomTokensDiffer() {
         assertThat(LocalCluster.randomToken()).hasSizeGreaterThanOrEqualTo(32).isNotEqualTo(LocalCluster.randomToken());
     }
