@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds dist/allsum-linux-x86_64.tar.xz: a jlink'd Java 25 runtime, one de-duplicated lib/ of dependency jars, thin
 # app jars (server, worker, launcher if built) and bin/ scripts. Run after `./mvnw -DskipTests package`:
-#   packaging/dist/build.sh
+#   packaging/dist/build.sh          (XZ_LEVEL=3 for a quick, larger build)
 # Jars are repacked uncompressed (zip -0) and the runtime is linked with --compress zip-0 so that xz sees raw bytes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -55,7 +55,7 @@ chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
 
 mkdir -p "$root/dist"
-tar -C "$work" --owner=0 --group=0 --sort=name -cf - "$name" | xz -9 -T2 > "$root/dist/$name.tar.xz"
+tar -C "$work" --owner=0 --group=0 --sort=name -cf - "$name" | xz "-${XZ_LEVEL:-9}" -T0 > "$root/dist/$name.tar.xz"
 rm -rf "$work"
 size=$(stat -c %s "$root/dist/$name.tar.xz")
 echo "dist/$name.tar.xz: $size bytes ($(( size / 1024 / 1024 )) MiB)"
