@@ -60,6 +60,7 @@ public final class NcclSelfCheck {
                 System.out.printf(Locale.ROOT, "# allsum NcclSelfCheck: device %d (%s), NCCL %s, init+first join %.1f ms%n",
                         factory.device(), join.device(), Nccl.versionString(factory.ncclVersion()),
                         (System.nanoTime() - t0) / 1e6);
+                System.out.println("# libraries: " + loadedLibraries());
                 long failures = 0;
                 if (check) {
                     failures = runChecks(comm);
@@ -197,5 +198,16 @@ public final class NcclSelfCheck {
         };
         String digits = unit == 1 ? t : t.substring(0, t.length() - 1);
         return Long.parseLong(digits) * unit;
+    }
+
+    /** Which libnccl / libcudart files this process mapped, so a run says exactly what it measured. */
+    static String loadedLibraries() {
+        try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/self/maps"))) {
+            return lines.map(l -> l.substring(l.lastIndexOf(' ') + 1))
+                    .filter(p -> p.contains("libnccl.so") || p.contains("libcudart.so"))
+                    .distinct().collect(java.util.stream.Collectors.joining(", "));
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 }
