@@ -205,7 +205,7 @@ public class WorkerAgent implements SmartLifecycle {
                 }
                 recover(e.status() == 0 && !e.timedOut()
                         ? "rendezvous server " + props.server() + " unreachable: " + e.getMessage()
-                        : "join of rank " + props.rank() + " failed: " + e.getMessage());
+                        : "join of rank " + props.rank() + " at " + props.server() + " failed: " + e.getMessage());
                 continue;
             } catch (CommException e) {
                 recover("preparing the join of rank " + props.rank() + " failed: " + e.getMessage());
