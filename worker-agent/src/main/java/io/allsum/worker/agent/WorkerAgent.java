@@ -275,7 +275,8 @@ public class WorkerAgent implements SmartLifecycle {
         log.info("Rank {} runs job {} (seq {}): {} {} {}..{} B", props.rank(), job.jobId(), job.seq(),
                 job.spec().op(), job.spec().dtype(), job.spec().minBytes(), job.spec().maxBytes());
         try {
-            List<RankSizeResult> results = executor.execute(generation.communicator(), job);
+            List<RankSizeResult> results = executor.execute(generation.communicator(), job,
+                    () -> stopping || generation.isBroken());
             report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, results));
             restarts = 0;
         } catch (CommException e) {

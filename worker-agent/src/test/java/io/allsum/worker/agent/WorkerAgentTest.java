@@ -55,7 +55,7 @@ class WorkerAgentTest {
     void joinsWithRetriesWhileTheServerIsUnreachableThenBecomesReady() {
         server.joinErrors.add(ScriptedRendezvous.unreachable());
         server.joinErrors.add(ScriptedRendezvous.unreachable());
-        start(5, (c, j) -> ONE_ROW);
+        start(5, (c, j, stop) -> ONE_ROW);
 
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
 
@@ -74,7 +74,7 @@ class WorkerAgentTest {
 
     @Test
     void heartbeatSeeingANewerGenerationAbortsTheCommunicatorAndRejoins() {
-        start(5, (c, j) -> ONE_ROW);
+        start(5, (c, j, stop) -> ONE_ROW);
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
 
         server.state = GenerationState.JOINING;
@@ -90,7 +90,7 @@ class WorkerAgentTest {
 
     @Test
     void heartbeatSeeingItsGenerationFailedRejoins() {
-        start(5, (c, j) -> ONE_ROW);
+        start(5, (c, j, stop) -> ONE_ROW);
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
 
         server.state = GenerationState.FAILED;
@@ -101,7 +101,7 @@ class WorkerAgentTest {
 
     @Test
     void successfulJobIsReportedAndTheNextPollStartsAfterItsSeq() {
-        start(5, (c, j) -> ONE_ROW);
+        start(5, (c, j, stop) -> ONE_ROW);
         server.jobs.add(job("job-7", 7, 1));
 
         await().atMost(WAIT).until(() -> !server.reports.isEmpty() && server.polledAfter.contains(7L));
@@ -118,7 +118,7 @@ class WorkerAgentTest {
 
     @Test
     void jobFailingWithAPeerFailureReportsTheJobAndTheGenerationNamingThePeerThenRejoins() {
-        start(5, (c, j) -> {
+        start(5, (c, j, stop) -> {
             throw new PeerFailedException("all_reduce", 1, 2, "closed its connection", null);
         });
         server.jobs.add(job("job-1", 1, 1));
@@ -140,7 +140,7 @@ class WorkerAgentTest {
 
     @Test
     void jobThatCannotRunHereIsReportedFailedButTheGenerationGoesOn() {
-        start(5, (c, j) -> {
+        start(5, (c, j, stop) -> {
             throw new UnsupportedOperationException("float8 is not supported by the ring backend");
         });
         server.jobs.add(job("job-1", 1, 1));
@@ -157,7 +157,7 @@ class WorkerAgentTest {
     @Test
     void jobOfAnEarlierGenerationIsSkipped() {
         server.generation = 3;
-        start(5, (c, j) -> ONE_ROW);
+        start(5, (c, j, stop) -> ONE_ROW);
         server.jobs.add(job("old", 4, 2));
         server.jobs.add(job("current", 5, 3));
 
@@ -171,7 +171,7 @@ class WorkerAgentTest {
             server.joinErrors.add(new io.allsum.client.AllsumClientException(0, "Join deadline passed",
                     "missing ranks [2]", true, null));
         }
-        start(2, (c, j) -> ONE_ROW);
+        start(2, (c, j, stop) -> ONE_ROW);
 
         assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
         assertThat(agent.status().state()).isEqualTo(AgentState.FAILED);
@@ -182,7 +182,7 @@ class WorkerAgentTest {
     @Test
     void aRejectedJoinExitsAtOnce() throws Exception {
         server.joinErrors.add(ScriptedRendezvous.problem(401, "Unauthorized", "missing or wrong bearer token"));
-        start(5, (c, j) -> ONE_ROW);
+        start(5, (c, j, stop) -> ONE_ROW);
 
         assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_REJECTED);
         assertThat(agent.status().lastFailure()).contains("401").contains("bearer token");
@@ -192,7 +192,7 @@ class WorkerAgentTest {
     @Test
     void stopAbortsTheJobInFlightLeavesTheGroupAndClosesTheCommunicator() throws Exception {
         CountDownLatch jobStarted = new CountDownLatch(1);
-        start(5, (c, j) -> {
+        start(5, (c, j, stop) -> {
             jobStarted.countDown();
             StubCommunicator stub = (StubCommunicator) c;
             // Like a real collective: runs until the communicator is aborted.
@@ -216,7 +216,7 @@ class WorkerAgentTest {
     @Test
     void healthIsUpOnlyWhileReadyWithTheGenerationInItsDetails() {
         server.joinErrors.add(ScriptedRendezvous.unreachable());
-        CommunicatorHealthIndicator health = new CommunicatorHealthIndicator(start(5, (c, j) -> ONE_ROW));
+        CommunicatorHealthIndicator health = new CommunicatorHealthIndicator(start(5, (c, j, stop) -> ONE_ROW));
         assertThat(health.health().getStatus()).isIn(Status.OUT_OF_SERVICE, Status.UP);
 
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
