@@ -33,6 +33,11 @@ public class WorkerAgentConfiguration {
     }
 
     @Bean
+    public AgentMetrics agentMetrics(WorkerAgent agent) {
+        return new AgentMetrics(agent);
+    }
+
+    @Bean
     public WorkerPortLogger workerPortLogger(WorkerProperties props) {
         return new WorkerPortLogger(props);
     }

@@ -36,6 +36,15 @@ final class JvmProcess implements AutoCloseable {
                 .orElseGet(() -> Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     }
 
+    /**
+     * This module's test runtime classpath. Surefire/failsafe may boot the fork from a manifest-only jar; they then
+     * publish the real classpath as {@code surefire.test.class.path}.
+     */
+    static String testClasspath() {
+        String fromPlugin = System.getProperty("surefire.test.class.path");
+        return fromPlugin != null && !fromPlugin.isBlank() ? fromPlugin : System.getProperty("java.class.path");
+    }
+
     /** Starts {@code java FAST_START jvmArgs... mainArgs...} with its output in {@code logDir/name.log}. */
     static JvmProcess start(String name, Path logDir, List<String> jvmArgs, List<String> mainArgs) throws IOException {
         Files.createDirectories(logDir);

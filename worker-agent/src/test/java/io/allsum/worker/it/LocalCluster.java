@@ -106,7 +106,7 @@ final class LocalCluster implements AutoCloseable {
 
     private JvmProcess launchWorker(String group, int rank, int worldSize, String suffix) throws IOException {
         List<String> args = new ArrayList<>(List.of(
-                "-cp", System.getProperty("java.class.path"), WorkerAgentApplication.class.getName(),
+                "-cp", JvmProcess.testClasspath(), WorkerAgentApplication.class.getName(),
                 "--server.address=127.0.0.1",
                 "--allsum.worker.server=" + serverUri,
                 "--allsum.worker.group=" + group,

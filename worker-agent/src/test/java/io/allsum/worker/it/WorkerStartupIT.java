@@ -17,7 +17,7 @@ class WorkerStartupIT {
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
     private static JvmProcess worker(String name, String... args) throws Exception {
-        List<String> main = new java.util.ArrayList<>(List.of("-cp", System.getProperty("java.class.path"),
+        List<String> main = new java.util.ArrayList<>(List.of("-cp", JvmProcess.testClasspath(),
                 WorkerAgentApplication.class.getName(), "--server.address=127.0.0.1"));
         main.addAll(List.of(args));
         return JvmProcess.start(name, LOGS, List.of(), main);
