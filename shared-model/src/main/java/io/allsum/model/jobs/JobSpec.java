@@ -57,9 +57,15 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer r
         long granule = (long) s.dtype().bytes()
                 * (s.op() == CollectiveOp.ALL_GATHER || s.op() == CollectiveOp.REDUCE_SCATTER ? worldSize : 1);
         List<Long> out = new ArrayList<>();
-        for (long b = s.minBytes(); b <= s.maxBytes(); ) {
+        long start = s.minBytes();
+        if (start <= 0) {
+            // A zero-byte size is a valid edge case to run once; the sweep then continues from one granule.
+            out.add(0L);
+            start = granule;
+        }
+        for (long b = start; b <= s.maxBytes(); ) {
             long rounded = b / granule * granule;
-            if (out.isEmpty() || out.getLast() != rounded) {
+            if (rounded > 0 && (out.isEmpty() || out.getLast() != rounded)) {
                 out.add(rounded);
             }
             if (s.stepFactor() <= 1) {

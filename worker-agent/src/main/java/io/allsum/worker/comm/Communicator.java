@@ -24,10 +24,16 @@ public interface Communicator extends AutoCloseable {
     /** recv[i] = op over ranks of send[i], for i < count. send == recv is in-place. */
     void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op);
 
-    /** recv holds size() x sendCount elements: rank r's send at offset r x sendCount. */
+    /**
+     * recv holds size() x sendCount elements: rank r's send at offset r x sendCount. In-place (send == recv, as in
+     * NCCL): this rank's input is already at element offset rank() x sendCount of that buffer.
+     */
     void allGather(CommBuffer send, CommBuffer recv, long sendCount, DataType type);
 
-    /** send holds size() x recvCount elements; rank r receives the reduction of block r. */
+    /**
+     * send holds size() x recvCount elements; rank r receives the reduction of block r. In-place (send == recv, as
+     * in NCCL): the result lands at element offset rank() x recvCount of that buffer; the other blocks are undefined.
+     */
     void reduceScatter(CommBuffer send, CommBuffer recv, long recvCount, DataType type, ReduceOp op);
 
     /** recv = root's send on every rank. */

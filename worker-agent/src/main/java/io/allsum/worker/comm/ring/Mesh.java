@@ -1,0 +1,150 @@
+package io.allsum.worker.comm.ring;
+
+import io.allsum.worker.comm.CommException;
+import io.allsum.worker.comm.CommTimeoutException;
+import io.allsum.worker.comm.PeerFailedException;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Connects one rank to every other rank of a communicator: it dials the higher ranks and claims the lower ranks'
+ * connections from its listener. Each connection is confirmed both ways (handshake, then acknowledgement) before
+ * any data flows. Dials retry with backoff while a peer's port refuses, until the deadline.
+ */
+final class Mesh {
+
+    private Mesh() {
+    }
+
+    static PeerLink[] connect(RingListener listener, String group, long generation, String tag, int rank,
+                              List<String> endpoints, RingSettings settings, long deadlineNanos, String phase) {
+        int n = endpoints.size();
+        SocketChannel[] channels = new SocketChannel[n];
+        PeerLink[] links = new PeerLink[n];
+        boolean ok = false;
+        try {
+            for (int peer = rank + 1; peer < n; peer++) {
+                channels[peer] = dial(endpoints.get(peer), new Handshake(group, generation, tag, rank, peer, n),
+                        deadlineNanos, rank, peer, phase, settings);
+            }
+            for (int peer = 0; peer < rank; peer++) {
+                SocketChannel channel = listener.claim(new Handshake.Key(group, generation, tag, peer, rank),
+                        deadlineNanos);
+                if (channel == null) {
+                    throw new PeerFailedException(phase, rank, peer, "at " + endpoints.get(peer)
+                            + " did not connect to this rank before the deadline", null);
+                }
+                channels[peer] = channel;
+                writeAll(channel, Handshake.ack());
+            }
+            for (int peer = rank + 1; peer < n; peer++) {
+                awaitAck(channels[peer], deadlineNanos, rank, peer, endpoints.get(peer), phase);
+            }
+            long timeoutNanos = settings.ioTimeout().toNanos();
+            for (int peer = 0; peer < n; peer++) {
+                if (peer != rank) {
+                    configure(channels[peer], settings);
+                    links[peer] = new PeerLink(rank, peer, endpoints.get(peer), channels[peer], timeoutNanos);
+                }
+            }
+            ok = true;
+            return links;
+        } catch (IOException e) {
+            throw new CommException(phase, rank, "setting up connections failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommException(phase, rank, "interrupted while connecting", e);
+        } finally {
+            if (!ok) {
+                for (int peer = 0; peer < n; peer++) {
+                    RingListener.closeQuietly(links[peer]);
+                    RingListener.closeQuietly(channels[peer]);
+                }
+            }
+        }
+    }
+
+    private static SocketChannel dial(String endpoint, Handshake handshake, long deadlineNanos, int rank, int peer,
+                                      String phase, RingSettings settings) throws InterruptedException {
+        InetSocketAddress unresolved;
+        try {
+            unresolved = Endpoints.parse(endpoint);
+        } catch (IllegalArgumentException e) {
+            throw new CommException(phase, rank, "peer rank " + peer + ": " + e.getMessage());
+        }
+        long backoffMillis = 20;
+        IOException last = null;
+        while (true) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                throw new PeerFailedException(phase, rank, peer, "at " + endpoint + " could not be reached before the"
+                        + " deadline" + (last == null ? "" : " (" + last + ")"), last);
+            }
+            SocketChannel channel = null;
+            try {
+                channel = SocketChannel.open();
+                if (settings.socketBufferBytes() > 0) {
+                    channel.setOption(StandardSocketOptions.SO_RCVBUF, settings.socketBufferBytes());
+                }
+                InetSocketAddress address = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
+                channel.socket().connect(address, (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left),
+                        Integer.MAX_VALUE)));
+                writeAll(channel, handshake.encode());
+                return channel;
+            } catch (ConnectException | NoRouteToHostException | SocketTimeoutException e) {
+                // the peer's listener is not there yet (or its host is slow): retry until the deadline
+                last = e;
+                RingListener.closeQuietly(channel);
+                Thread.sleep(Math.min(backoffMillis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+                backoffMillis = Math.min(backoffMillis * 2, 1000);
+            } catch (IOException e) {
+                RingListener.closeQuietly(channel);
+                throw new PeerFailedException(phase, rank, peer, "at " + endpoint + " refused the connection: " + e,
+                        e);
+            }
+        }
+    }
+
+    private static void awaitAck(SocketChannel channel, long deadlineNanos, int rank, int peer, String endpoint,
+                                 String phase) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            throw new CommTimeoutException(phase, rank, "peer rank " + peer + " at " + endpoint
+                    + " did not accept the connection before the deadline");
+        }
+        try {
+            channel.socket().setSoTimeout((int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left),
+                    Integer.MAX_VALUE)));
+            Handshake.readAck(channel.socket().getInputStream());
+        } catch (SocketTimeoutException e) {
+            throw new PeerFailedException(phase, rank, peer, "at " + endpoint
+                    + " did not accept the connection before the deadline", e);
+        } catch (IOException e) {
+            throw new PeerFailedException(phase, rank, peer, "at " + endpoint + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void configure(SocketChannel channel, RingSettings settings) throws IOException {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        if (settings.socketBufferBytes() > 0) {
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, settings.socketBufferBytes());
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, settings.socketBufferBytes());
+        }
+    }
+
+    private static void writeAll(SocketChannel blockingChannel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            blockingChannel.write(buffer);
+        }
+    }
+}

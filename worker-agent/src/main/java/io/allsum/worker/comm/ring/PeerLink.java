@@ -1,0 +1,281 @@
+package io.allsum.worker.comm.ring;
+
+import io.allsum.worker.comm.CommException;
+import io.allsum.worker.comm.PeerFailedException;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One TCP connection to a peer, non-blocking, with a deadline on every read and write (the timeout restarts on
+ * each byte of progress). Reads happen on the communicator's calling thread; writes on this link's own writer
+ * thread, so that a rank sends and receives at the same time.
+ *
+ * <p>Frames: a 16-byte little-endian header {@code kind | op << 8, length or failed rank, link op sequence} and,
+ * for data, the payload. An ABORT frame tells the peer which rank failed, so that ranks that are not next to a
+ * dead rank still name it.
+ */
+final class PeerLink implements AutoCloseable {
+
+    static final int HEADER_BYTES = 16;
+    private static final int KIND_DATA = 1;
+    private static final int KIND_ABORT = 2;
+    private static final long FINISH_FRAME_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    final int selfRank;
+    final int peerRank;
+    final String peerEndpoint;
+    private final SocketChannel channel;
+    private final Selector readSelector;
+    private final Selector writeSelector;
+    private final long timeoutNanos;
+    private final ExecutorService writer;
+    private final ByteBuffer readHeader = ByteBuffer.allocateDirect(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer writeHeader = ByteBuffer.allocateDirect(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] readPair = new ByteBuffer[2];
+    private final ByteBuffer[] writePair = new ByteBuffer[2];
+    /** Op sequence numbers per direction: both ends count the ops that use this link the same way. */
+    private long sendSequence;
+    private long recvSequence;
+    private volatile boolean closed;
+    private volatile long lastWriteProgress = System.nanoTime();
+
+    PeerLink(int selfRank, int peerRank, String peerEndpoint, SocketChannel channel, long timeoutNanos)
+            throws IOException {
+        this.selfRank = selfRank;
+        this.peerRank = peerRank;
+        this.peerEndpoint = peerEndpoint;
+        this.channel = channel;
+        this.timeoutNanos = timeoutNanos;
+        channel.configureBlocking(false);
+        this.readSelector = Selector.open();
+        this.writeSelector = Selector.open();
+        channel.register(readSelector, SelectionKey.OP_READ);
+        channel.register(writeSelector, SelectionKey.OP_WRITE);
+        this.writer = Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().daemon().name("ring-r" + selfRank + "-to-r" + peerRank).factory());
+    }
+
+    /** Reserves this op's sequence number for frames sent on this link; called on the calling thread. */
+    long nextSendSequence() {
+        return ++sendSequence;
+    }
+
+    long nextRecvSequence() {
+        return ++recvSequence;
+    }
+
+    /** Runs {@code job} on this link's writer thread; its failure also fails the op so the caller stops waiting. */
+    CompletableFuture<Void> submit(OpContext ctx, Runnable job) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            writer.execute(() -> {
+                try {
+                    job.run();
+                    done.complete(null);
+                } catch (CommException e) {
+                    ctx.fail(e);
+                    done.completeExceptionally(e);
+                } catch (RuntimeException | Error e) {
+                    CommException wrapped = new CommException(ctx.phase(), selfRank,
+                            "sending to peer rank " + peerRank + " failed: " + e, e);
+                    ctx.fail(wrapped);
+                    done.completeExceptionally(wrapped);
+                }
+            });
+        } catch (RuntimeException e) { // rejected: the link is closed
+            CommException closedError = new CommException(ctx.phase(), selfRank,
+                    "link to peer rank " + peerRank + " is closed", e);
+            ctx.fail(closedError);
+            done.completeExceptionally(closedError);
+        }
+        return done;
+    }
+
+    /** Sends the chunks of {@code payload} as data frames (on the writer thread). */
+    void writeData(OpContext ctx, long sequence, MemorySegment payload) {
+        writeHeader.clear();
+        writeHeader.putInt(KIND_DATA | ctx.op.ordinal() << 8).putInt((int) payload.byteSize()).putLong(sequence);
+        writeHeader.flip();
+        writePair[0] = writeHeader;
+        writePair[1] = payload.asByteBuffer();
+        writeFully(ctx, writePair);
+    }
+
+    /** Best effort: tells the peer that {@code failedRank} failed, then stops sending. Runs on the writer thread. */
+    void sendAbortNotice(int failedRank) {
+        if (closed) {
+            return;
+        }
+        writer.execute(() -> {
+            try {
+                writeHeader.clear();
+                writeHeader.putInt(KIND_ABORT).putInt(failedRank).putLong(-1).flip();
+                long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
+                while (writeHeader.hasRemaining() && System.nanoTime() < deadline && !closed) {
+                    if (channel.write(writeHeader) == 0) {
+                        writeSelector.select(10);
+                    }
+                }
+                channel.shutdownOutput();
+            } catch (IOException | RuntimeException ignored) {
+                // the peer may be the one that died; it does not need the notice
+            }
+        });
+    }
+
+    /** Reads one data frame of exactly {@code into.byteSize()} bytes into {@code into} (on the calling thread). */
+    void readData(OpContext ctx, long sequence, MemorySegment into) {
+        readHeader.clear();
+        ByteBuffer payload = into.asByteBuffer();
+        readPair[0] = readHeader;
+        readPair[1] = payload;
+        long deadline = System.nanoTime() + timeoutNanos;
+        boolean headerChecked = false;
+        try {
+            while (payload.hasRemaining() || readHeader.hasRemaining()) {
+                long n = readHeader.hasRemaining() ? channel.read(readPair) : channel.read(payload);
+                if (!headerChecked && !readHeader.hasRemaining()) {
+                    checkHeader(ctx, sequence, into.byteSize());
+                    headerChecked = true;
+                }
+                if (n > 0) {
+                    deadline = System.nanoTime() + timeoutNanos;
+                } else if (n < 0) {
+                    throw peerFailed(ctx, "closed its connection", null);
+                } else {
+                    awaitReady(ctx, readSelector, deadline, "sent nothing", true);
+                }
+            }
+            if (!headerChecked) {
+                checkHeader(ctx, sequence, into.byteSize());
+            }
+        } catch (IOException e) {
+            throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection (" + e.getMessage() + ")", e);
+        } catch (ClosedSelectorException e) {
+            throw aborted(ctx, e);
+        }
+    }
+
+    private void checkHeader(OpContext ctx, long sequence, long expectedBytes) {
+        int kindAndOp = readHeader.getInt(0);
+        int value = readHeader.getInt(4);
+        long peerSequence = readHeader.getLong(8);
+        if ((kindAndOp & 0xFF) == KIND_ABORT) {
+            String who = value == peerRank ? "failed" : "failed (reported by peer rank " + peerRank + " at "
+                    + peerEndpoint + ")";
+            throw new PeerFailedException(ctx.phase(), selfRank, value, who, null);
+        }
+        int peerOp = kindAndOp >>> 8;
+        if ((kindAndOp & 0xFF) != KIND_DATA || peerOp >= RingOp.values().length) {
+            throw new CommException(ctx.phase(), selfRank, "peer rank " + peerRank + " at " + peerEndpoint
+                    + " sent a corrupt frame header (0x" + Integer.toHexString(kindAndOp) + ")");
+        }
+        if (peerOp != ctx.op.ordinal() || peerSequence != sequence || value != expectedBytes) {
+            throw new CommException(ctx.phase(), selfRank, "peer rank " + peerRank + " is in "
+                    + RingOp.values()[peerOp].phase() + " #" + peerSequence + " sending " + value
+                    + " bytes, but this rank is in " + ctx.phase() + " #" + sequence + " expecting " + expectedBytes
+                    + " bytes: ranks called collectives in a different order or with different counts or types");
+        }
+    }
+
+    private void writeFully(OpContext ctx, ByteBuffer[] buffers) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        ByteBuffer last = buffers[buffers.length - 1];
+        boolean started = false;
+        try {
+            while (last.hasRemaining() || buffers[0].hasRemaining()) {
+                long n = channel.write(buffers);
+                if (n > 0) {
+                    started = true;
+                    lastWriteProgress = System.nanoTime();
+                    deadline = lastWriteProgress + timeoutNanos;
+                } else if (started && ctx.failure() != null) {
+                    // finish a started frame (briefly) so that the abort notice that follows stays readable
+                    deadline = Math.min(deadline, System.nanoTime() + FINISH_FRAME_NANOS);
+                    if (closed || System.nanoTime() >= deadline) {
+                        ctx.throwIfFailed();
+                    }
+                    writeSelector.select(10);
+                    writeSelector.selectedKeys().clear();
+                } else {
+                    awaitReady(ctx, writeSelector, deadline, "accepted no data", !started);
+                }
+            }
+        } catch (IOException e) {
+            throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection while receiving from this rank ("
+                    + e.getMessage() + ")", e);
+        } catch (ClosedSelectorException e) {
+            throw aborted(ctx, e);
+        }
+    }
+
+    private void awaitReady(OpContext ctx, Selector selector, long deadline, String silence, boolean stopOnFailure)
+            throws IOException {
+        if (stopOnFailure) {
+            ctx.throwIfFailed();
+        }
+        if (closed) {
+            throw aborted(ctx, null);
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw peerFailed(ctx, silence + " for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null);
+        }
+        selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        selector.selectedKeys().clear();
+        if (stopOnFailure) {
+            ctx.throwIfFailed();
+        }
+    }
+
+    private PeerFailedException peerFailed(OpContext ctx, String what, Throwable cause) {
+        return new PeerFailedException(ctx.phase(), selfRank, peerRank, "at " + peerEndpoint + " " + what, cause);
+    }
+
+    private CommException aborted(OpContext ctx, Throwable cause) {
+        CommException f = ctx.failure();
+        return f != null ? f : new CommException(ctx.phase(), selfRank, "the communicator was aborted", cause);
+    }
+
+    long nanosSinceWriteProgress() {
+        return System.nanoTime() - lastWriteProgress;
+    }
+
+    /** Wakes this link's blocked reads and writes so they re-check their op's failure. */
+    void wakeUp() {
+        readSelector.wakeup();
+        writeSelector.wakeup();
+    }
+
+    /** Lets queued writes (such as abort notices) finish for at most {@code millis}, then closes. */
+    void drainAndClose(long millis) {
+        writer.shutdown();
+        try {
+            writer.awaitTermination(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        writer.shutdownNow();
+        for (AutoCloseable c : List.<AutoCloseable>of(channel, readSelector, writeSelector)) {
+            RingListener.closeQuietly(c);
+        }
+    }
+}

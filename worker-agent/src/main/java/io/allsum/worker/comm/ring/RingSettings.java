@@ -1,0 +1,50 @@
+package io.allsum.worker.comm.ring;
+
+import java.time.Duration;
+
+/**
+ * Tuning of the ring backend.
+ *
+ * @param ioTimeout          the longest any socket read, write or wait may go without progress before the peer is
+ *                           declared failed
+ * @param chunkBytes         pipeline unit: a ring step's segment is sent in chunks of this size so that sending,
+ *                           receiving and reducing overlap
+ * @param smallMessageBytes  all-reduces up to this payload skip the ring: every rank sends its whole buffer to every
+ *                           other rank in one step (one round trip instead of 2(n-1))
+ * @param socketBufferBytes  SO_SNDBUF/SO_RCVBUF; 0 keeps the kernel's auto-tuning (usually the faster choice, since an
+ *                           explicit size is capped by net.core.[rw]mem_max)
+ * @param handshakeTimeout   how long an accepted connection may take to send its handshake
+ */
+public record RingSettings(Duration ioTimeout, int chunkBytes, int smallMessageBytes, int socketBufferBytes,
+                           Duration handshakeTimeout) {
+
+    public static final RingSettings DEFAULTS =
+            new RingSettings(Duration.ofSeconds(60), 512 * 1024, 64 * 1024, 0, Duration.ofSeconds(10));
+
+    public RingSettings {
+        if (ioTimeout == null || ioTimeout.isNegative() || ioTimeout.isZero()) {
+            throw new IllegalArgumentException("ioTimeout must be positive, was " + ioTimeout);
+        }
+        if (chunkBytes < 64) {
+            throw new IllegalArgumentException("chunkBytes must be >= 64, was " + chunkBytes);
+        }
+        if (smallMessageBytes < 0 || socketBufferBytes < 0) {
+            throw new IllegalArgumentException("smallMessageBytes and socketBufferBytes must be >= 0");
+        }
+        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new IllegalArgumentException("handshakeTimeout must be positive, was " + handshakeTimeout);
+        }
+    }
+
+    public RingSettings withIoTimeout(Duration timeout) {
+        return new RingSettings(timeout, chunkBytes, smallMessageBytes, socketBufferBytes, handshakeTimeout);
+    }
+
+    public RingSettings withChunkBytes(int bytes) {
+        return new RingSettings(ioTimeout, bytes, smallMessageBytes, socketBufferBytes, handshakeTimeout);
+    }
+
+    public RingSettings withSmallMessageBytes(int bytes) {
+        return new RingSettings(ioTimeout, chunkBytes, bytes, socketBufferBytes, handshakeTimeout);
+    }
+}

@@ -1,0 +1,332 @@
+package io.allsum.worker.jobs;
+
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.worker.comm.CommBuffer;
+import io.allsum.worker.comm.Communicator;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Runs one collective job on this rank, the way nccl-tests does, size by size: fill the inputs with the
+ * {@link VerificationPattern}, run the warm-up calls, time {@code iterations} back-to-back calls with
+ * {@link Communicator#timeNanos} (CUDA events for NCCL) and divide by the iterations; then, when verifying, refill
+ * the inputs, overwrite the outputs with the complement of the expected result (so a call that writes nothing is
+ * caught), run one more call and count the elements that differ from the exact expected result (nccl-tests'
+ * #wrong). Every rank of the group must run the same spec in the same order.
+ * <p>
+ * In-place follows NCCL: one buffer; all-gather reads this rank's input at element offset rank x count of it and
+ * reduce-scatter leaves this rank's result there. Send/recv has no in-place form (a rank would overwrite what it
+ * still has to send), so it always uses two buffers. Reduce is verified on the root only; the other ranks report
+ * 0 wrong. A {@link io.allsum.worker.comm.CommException} propagates unchanged, after the error is metered.
+ * <p>
+ * Each {@link RankSizeResult} holds, like an nccl-tests row: {@code bytes}, the op's whole buffer (the gathered
+ * output of all-gather, the full input of reduce-scatter); {@code count}, the element count passed to the call
+ * (each rank's share for all-gather and reduce-scatter, all elements otherwise); {@code timeMicros}, the average of
+ * the timed calls; {@code wrongElements}, or -1 when the job does not verify.
+ */
+public final class CollectiveJobRunner {
+
+    /** Host staging for fills and checks: device buffers of any size move through it in pieces. */
+    private static final int STAGING_BYTES = 4 << 20;
+
+    private final CollectiveMeters meters;
+
+    public CollectiveJobRunner() {
+        this(null);
+    }
+
+    /** @param meters where to record each timed size; null records nothing */
+    public CollectiveJobRunner(CollectiveMeters meters) {
+        this.meters = meters;
+    }
+
+    public List<RankSizeResult> run(Communicator comm, JobSpec spec, ProgressListener listener) {
+        return run(comm, spec, listener, () -> false);
+    }
+
+    /**
+     * Runs every size of {@code spec} on {@code comm}. Between sizes it stops with a {@link CancellationException}
+     * when this thread is interrupted or {@code cancelled} says so.
+     */
+    public List<RankSizeResult> run(Communicator comm, JobSpec spec, ProgressListener listener,
+                                    BooleanSupplier cancelled) {
+        Objects.requireNonNull(comm, "comm");
+        ProgressListener progress = listener != null ? listener : ProgressListener.NONE;
+        JobSpec job = validated(spec, comm.size());
+        int worldSize = comm.size();
+        List<CollectiveShape> shapes = job.sizes(worldSize).stream()
+                .map(bytes -> CollectiveShape.of(job.op(), job.dtype().bytes(), bytes, worldSize))
+                .toList();
+        if (shapes.isEmpty()) {
+            return List.of();
+        }
+        boolean inPlace = job.inPlace() && job.op() != CollectiveOp.SEND_RECV;
+        long maxSend = shapes.stream().mapToLong(CollectiveShape::sendElements).max().orElseThrow();
+        long maxRecv = shapes.stream().mapToLong(CollectiveShape::recvElements).max().orElseThrow();
+        long maxIndex = Math.max(maxSend, maxRecv);
+        int width = job.dtype().bytes();
+        VerificationPattern pattern = new VerificationPattern(job.op(), job.dtype(), job.redop(), worldSize, maxIndex);
+        ByteBuffer staging = ByteBuffer.allocateDirect((int) Math.max(width, Math.min(STAGING_BYTES, maxIndex * width)))
+                .order(ByteOrder.LITTLE_ENDIAN);
+
+        List<RankSizeResult> results = new ArrayList<>(shapes.size());
+        // At least one element each, so that a sweep of empty sizes still has real buffers to pass.
+        try (CommBuffer first = comm.allocate(Math.max(1, (inPlace ? maxIndex : maxSend)) * width);
+             CommBuffer second = inPlace ? null : comm.allocate(Math.max(1, maxRecv) * width)) {
+            SizeRunner sizes = new SizeRunner(comm, job, pattern, staging, first, inPlace ? first : second);
+            for (int i = 0; i < shapes.size(); i++) {
+                if (Thread.currentThread().isInterrupted() || cancelled.getAsBoolean()) {
+                    throw new CancellationException("job cancelled on rank " + comm.rank() + " after "
+                            + i + " of " + shapes.size() + " sizes");
+                }
+                CollectiveShape shape = shapes.get(i);
+                progress.sizeStarted(i, shapes.size(), shape.bytes());
+                RankSizeResult result = timedAndMetered(comm, job, sizes, shape);
+                results.add(result);
+                progress.sizeCompleted(i, shapes.size(), result);
+            }
+        }
+        return results;
+    }
+
+    private RankSizeResult timedAndMetered(Communicator comm, JobSpec job, SizeRunner sizes, CollectiveShape shape) {
+        long started = System.nanoTime();
+        try {
+            SizeRunner.Outcome outcome = sizes.run(shape);
+            if (meters != null) {
+                meters.recordSuccess(job.op(), job.dtype(), comm.size(), comm.backend(), shape.bytes(),
+                        Math.round(outcome.nanosPerCall()), outcome.wrongElements());
+            }
+            return new RankSizeResult(shape.bytes(), shape.count(), outcome.nanosPerCall() / 1000.0,
+                    outcome.wrongElements());
+        } catch (RuntimeException e) {
+            if (meters != null) {
+                meters.recordError(job.op(), job.dtype(), comm.size(), comm.backend(), shape.bytes(),
+                        System.nanoTime() - started);
+            }
+            throw e;
+        }
+    }
+
+    private static JobSpec validated(JobSpec spec, int worldSize) {
+        JobSpec job = Objects.requireNonNull(spec, "spec").withDefaults();
+        if (job.minBytes() < 1 || job.maxBytes() < job.minBytes()) {
+            throw new IllegalArgumentException("sizes must satisfy 1 <= minBytes <= maxBytes, got "
+                    + job.minBytes() + ".." + job.maxBytes());
+        }
+        if (job.iterations() < 1) {
+            throw new IllegalArgumentException("iterations must be at least 1, got " + job.iterations());
+        }
+        if (job.warmupIterations() < 0) {
+            throw new IllegalArgumentException("warmupIterations must not be negative, got " + job.warmupIterations());
+        }
+        if (job.op().rooted() && (job.root() < 0 || job.root() >= worldSize)) {
+            throw new IllegalArgumentException("root " + job.root() + " is not a rank of a world of " + worldSize);
+        }
+        return job;
+    }
+
+    /** Runs the sizes of one job on buffers allocated once at the largest size. */
+    private static final class SizeRunner {
+
+        record Outcome(double nanosPerCall, long wrongElements) {
+        }
+
+        /** A run of elements of a buffer and where their values come from in the pattern. */
+        private record Segment(CommBuffer buffer, long elementOffset, long elements, Supplier<long[]> table,
+                               long patternStart, double[] tolerance) {
+        }
+
+        private final Communicator comm;
+        private final JobSpec job;
+        private final VerificationPattern pattern;
+        private final ByteBuffer staging;
+        private final CommBuffer send;
+        private final CommBuffer recv;
+        private final DataType type;
+        private final int width;
+        private final int rank;
+        private final int worldSize;
+        private final long[] ownInputs;
+        private long[] rootInputs;
+        private long[] previousRankInputs;
+
+        SizeRunner(Communicator comm, JobSpec job, VerificationPattern pattern, ByteBuffer staging, CommBuffer send,
+                   CommBuffer recv) {
+            this.comm = comm;
+            this.job = job;
+            this.pattern = pattern;
+            this.staging = staging;
+            this.send = send;
+            this.recv = recv;
+            this.type = job.dtype();
+            this.width = type.bytes();
+            this.rank = comm.rank();
+            this.worldSize = comm.size();
+            this.ownInputs = pattern.inputTable(rank);
+        }
+
+        Outcome run(CollectiveShape shape) {
+            write(inputs(shape), false);
+            for (int i = 0; i < job.warmupIterations(); i++) {
+                call(shape);
+            }
+            int iterations = job.iterations();
+            long nanos = comm.timeNanos(() -> {
+                for (int i = 0; i < iterations; i++) {
+                    call(shape);
+                }
+            });
+            long wrong = -1;
+            if (job.verify()) {
+                List<Segment> outputs = outputs(shape);
+                write(outputs, true);
+                write(inputs(shape), false);
+                call(shape);
+                wrong = 0;
+                for (Segment output : outputs) {
+                    wrong += countWrong(output);
+                }
+            }
+            return new Outcome((double) nanos / iterations, wrong);
+        }
+
+        private void call(CollectiveShape shape) {
+            long count = shape.count();
+            switch (job.op()) {
+                case ALL_REDUCE -> comm.allReduce(send, recv, count, type, job.redop());
+                case ALL_GATHER -> comm.allGather(send, recv, count, type);
+                case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, job.redop());
+                case BROADCAST -> comm.broadcast(send, recv, count, type, job.root());
+                case REDUCE -> comm.reduce(send, recv, count, type, job.redop(), job.root());
+                case SEND_RECV -> comm.sendRecv(send, (rank + 1) % worldSize, recv,
+                        (rank - 1 + worldSize) % worldSize, count, type);
+            }
+        }
+
+        /** Where this rank's inputs go (for in-place ops the one buffer: send == recv). */
+        private List<Segment> inputs(CollectiveShape shape) {
+            long c = shape.count();
+            Supplier<long[]> own = () -> ownInputs;
+            return switch (job.op()) {
+                case ALL_REDUCE, REDUCE, SEND_RECV -> List.of(new Segment(send, 0, c, own, 0, null));
+                case REDUCE_SCATTER -> List.of(new Segment(send, 0, c * worldSize, own, 0, null));
+                case ALL_GATHER -> List.of(new Segment(send, send == recv ? rank * c : 0, c, own, 0, null));
+                case BROADCAST -> rank == job.root() ? List.of(new Segment(send, 0, c, own, 0, null)) : List.of();
+            };
+        }
+
+        /** Where this rank's results land and what they must be. */
+        private List<Segment> outputs(CollectiveShape shape) {
+            long c = shape.count();
+            Supplier<long[]> reduced = pattern::reducedTable;
+            double[] tolerance = job.op().reduces() ? pattern.toleranceTable() : null;
+            return switch (job.op()) {
+                case ALL_REDUCE -> List.of(new Segment(recv, 0, c, reduced, 0, tolerance));
+                case REDUCE -> rank == job.root() ? List.of(new Segment(recv, 0, c, reduced, 0, tolerance)) : List.of();
+                case REDUCE_SCATTER ->
+                        List.of(new Segment(recv, send == recv ? rank * c : 0, c, reduced, rank * c, tolerance));
+                case BROADCAST -> List.of(new Segment(recv, 0, c, this::rootInputs, 0, null));
+                case SEND_RECV -> List.of(new Segment(recv, 0, c, this::previousRankInputs, 0, null));
+                case ALL_GATHER -> {
+                    List<Segment> blocks = new ArrayList<>(worldSize);
+                    for (int q = 0; q < worldSize; q++) {
+                        int source = q;
+                        // Built when checked and dropped after, so memory stays flat however many ranks there are.
+                        Supplier<long[]> table = source == rank ? () -> ownInputs : () -> pattern.inputTable(source);
+                        blocks.add(new Segment(recv, q * c, c, table, 0, null));
+                    }
+                    yield blocks;
+                }
+            };
+        }
+
+        private long[] rootInputs() {
+            if (rootInputs == null) {
+                rootInputs = pattern.inputTable(job.root());
+            }
+            return rootInputs;
+        }
+
+        private long[] previousRankInputs() {
+            if (previousRankInputs == null) {
+                previousRankInputs = pattern.inputTable((rank - 1 + worldSize) % worldSize);
+            }
+            return previousRankInputs;
+        }
+
+        /** Writes each segment's pattern values, or their complement when {@code poison} is set. */
+        private void write(List<Segment> segments, boolean poison) {
+            long mask = DTypeCodec.mask(type);
+            int perChunk = staging.capacity() / width;
+            for (Segment segment : segments) {
+                if (segment.elements() == 0) {
+                    continue;
+                }
+                long[] table = segment.table().get();
+                int index = (int) (segment.patternStart() % VerificationPattern.PERIOD);
+                for (long done = 0; done < segment.elements(); ) {
+                    int n = (int) Math.min(perChunk, segment.elements() - done);
+                    for (int e = 0; e < n; e++) {
+                        long bits = table[index];
+                        DTypeCodec.writeBits(staging, e * width, width, poison ? ~bits & mask : bits);
+                        if (++index == VerificationPattern.PERIOD) {
+                            index = 0;
+                        }
+                    }
+                    segment.buffer().copyFromHost(staging.slice(0, n * width).order(ByteOrder.LITTLE_ENDIAN),
+                            (segment.elementOffset() + done) * width);
+                    done += n;
+                }
+            }
+        }
+
+        private long countWrong(Segment segment) {
+            if (segment.elements() == 0) {
+                return 0;
+            }
+            long[] table = segment.table().get();
+            double[] tolerance = segment.tolerance();
+            int perChunk = staging.capacity() / width;
+            int index = (int) (segment.patternStart() % VerificationPattern.PERIOD);
+            long wrong = 0;
+            for (long done = 0; done < segment.elements(); ) {
+                int n = (int) Math.min(perChunk, segment.elements() - done);
+                segment.buffer().copyToHost(staging.slice(0, n * width).order(ByteOrder.LITTLE_ENDIAN),
+                        (segment.elementOffset() + done) * width);
+                for (int e = 0; e < n; e++) {
+                    long actual = DTypeCodec.readBits(staging, e * width, width);
+                    long expected = table[index];
+                    if (actual != expected && !equivalent(actual, expected, tolerance, index)) {
+                        wrong++;
+                    }
+                    if (++index == VerificationPattern.PERIOD) {
+                        index = 0;
+                    }
+                }
+                done += n;
+            }
+            return wrong;
+        }
+
+        /** Different bits can still be right: +0 and -0, or a float average within its documented tolerance. */
+        private boolean equivalent(long actualBits, long expectedBits, double[] tolerance, int index) {
+            if (!type.isFloatingPoint()) {
+                return false;
+            }
+            double actual = DTypeCodec.decodeFloat(type, actualBits);
+            double expected = DTypeCodec.decodeFloat(type, expectedBits);
+            return actual == expected || (tolerance != null && Math.abs(actual - expected) <= tolerance[index]);
+        }
+    }
+}

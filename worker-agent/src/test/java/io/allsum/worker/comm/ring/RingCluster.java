@@ -1,0 +1,105 @@
+package io.allsum.worker.comm.ring;
+
+import io.allsum.model.Backend;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.Member;
+import io.allsum.worker.comm.Communicator;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/** n ranks as threads of this JVM, each with its own factory listening on a random loopback port. */
+final class RingCluster implements AutoCloseable {
+
+    static final long STEP_TIMEOUT_SECONDS = 60;
+
+    final List<RingCommunicatorFactory> factories = new ArrayList<>();
+    final List<Communicator> comms = new ArrayList<>();
+    final ExecutorService ranks;
+    final String group;
+    long generation;
+
+    RingCluster(int n, RingSettings settings) {
+        this(n, settings, "test-group");
+    }
+
+    RingCluster(int n, RingSettings settings, String group) {
+        this.group = group;
+        this.ranks = Executors.newFixedThreadPool(n, Thread.ofPlatform().daemon().name("rank-", 0).factory());
+        for (int r = 0; r < n; r++) {
+            factories.add(RingCommunicatorFactory.loopback(settings));
+        }
+    }
+
+    int size() {
+        return factories.size();
+    }
+
+    GroupView view(long gen) {
+        List<Member> members = new ArrayList<>();
+        for (int r = 0; r < size(); r++) {
+            String endpoint = factories.get(r).prepareJoin(r).endpoint();
+            members.add(new Member(r, "instance-" + r, endpoint, "localhost", null));
+        }
+        return new GroupView(group, gen, size(), Backend.RING, null, members);
+    }
+
+    /** Builds generation {@code gen} on every rank (closing the previous generation's communicators). */
+    RingCluster start(long gen) {
+        comms.forEach(Communicator::close);
+        comms.clear();
+        generation = gen;
+        GroupView view = view(gen);
+        comms.addAll(onEveryRank(r -> factories.get(r).create(view, r, Duration.ofSeconds(30))));
+        return this;
+    }
+
+    /** Runs {@code body} on every rank concurrently and returns the results by rank; rethrows the first failure. */
+    <T> List<T> onEveryRank(IntFunction<T> body) {
+        List<Future<T>> futures = new ArrayList<>();
+        for (int r = 0; r < size(); r++) {
+            int rank = r;
+            futures.add(ranks.submit(() -> body.apply(rank)));
+        }
+        List<T> results = new ArrayList<>();
+        for (Future<T> f : futures) {
+            try {
+                results.add(f.get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException re ? re : new RuntimeException(e.getCause());
+            } catch (Exception e) {
+                throw new AssertionError("a rank did not finish within " + STEP_TIMEOUT_SECONDS + " s", e);
+            }
+        }
+        return results;
+    }
+
+    /** Like {@link #onEveryRank} but returns each rank's outcome (result or exception) instead of throwing. */
+    List<Object> outcomes(IntFunction<Object> body) {
+        return onEveryRank(r -> {
+            try {
+                return body.apply(r);
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        comms.forEach(c -> {
+            if (c != null) {
+                c.close();
+            }
+        });
+        factories.forEach(RingCommunicatorFactory::close);
+        ranks.shutdownNow();
+    }
+}
