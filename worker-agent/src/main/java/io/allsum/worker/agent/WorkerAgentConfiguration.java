@@ -1,6 +1,8 @@
 package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClient;
+import io.allsum.worker.jobs.CollectiveJobRunner;
+import io.allsum.worker.jobs.CollectiveMeters;
 import io.allsum.model.Backend;
 import io.allsum.worker.comm.CommunicatorFactory;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -15,6 +17,16 @@ import java.util.UUID;
 /** Wires the worker: the rendezvous client, the chosen backend, the agent and its health indicator. */
 @Configuration(proxyBeanMethods = false)
 public class WorkerAgentConfiguration {
+
+    @Bean
+    public CollectiveMeters collectiveMeters() {
+        return new CollectiveMeters();
+    }
+
+    @Bean
+    public JobExecutor jobExecutor(CollectiveMeters meters) {
+        return new RunnerJobExecutor(new CollectiveJobRunner(meters));
+    }
 
     @Bean
     public WorkerAgent workerAgent(WorkerProperties props, AllsumClient client, List<CommunicatorFactory> factories,

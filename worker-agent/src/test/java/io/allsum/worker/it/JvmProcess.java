@@ -1,14 +1,17 @@
 package io.allsum.worker.it;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A JVM started by an integration test, its output going to a log file that the test can search (for the HTTP port,
@@ -42,7 +45,12 @@ final class JvmProcess implements AutoCloseable {
      */
     static String testClasspath() {
         String fromPlugin = System.getProperty("surefire.test.class.path");
-        return fromPlugin != null && !fromPlugin.isBlank() ? fromPlugin : System.getProperty("java.class.path");
+        String classpath = fromPlugin != null && !fromPlugin.isBlank() ? fromPlugin
+                : System.getProperty("java.class.path");
+        // Without the test classes: the worker's component scan must see only what production has.
+        return Arrays.stream(classpath.split(File.pathSeparator))
+                .filter(entry -> !Path.of(entry).endsWith(Path.of("target", "test-classes")))
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     /** Starts {@code java FAST_START jvmArgs... mainArgs...} with its output in {@code logDir/name.log}. */
