@@ -148,6 +148,13 @@ class RingGroupsIT {
         assertThat(missing.headers().firstValue("Content-Type")).hasValueSatisfying(
                 ct -> assertThat(ct).startsWith("application/problem+json"));
 
+        // Every collective was metered, and the agent's own gauges are exported.
+        HttpResponse<String> metrics = cluster.get(workers.getFirst().uri("/actuator/prometheus"));
+        assertThat(metrics).isNotNull();
+        assertThat(metrics.body()).contains("allsum_collective_seconds_count")
+                .containsPattern("allsum_worker_ready(\\{[^}]*\\})? 1\\.0")
+                .containsPattern("allsum_worker_generation(\\{[^}]*\\})? 1\\.0");
+
         cluster.stopGroup(group);
     }
 
