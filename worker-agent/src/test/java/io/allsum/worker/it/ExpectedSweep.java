@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * The rows a job must produce, computed here from first principles (nccl-tests' rules), not with the production
  * code: sizes of the sweep rounded down to whole elements (and to whole per-rank shares for all-gather and
- * reduce-scatter), duplicates dropped; the count column; the bus-bandwidth factor.
+ * reduce-scatter), sizes below one such unit and duplicates dropped; the count column; the bus-bandwidth factor.
  */
 final class ExpectedSweep {
 
@@ -23,11 +23,18 @@ final class ExpectedSweep {
         boolean perRankShares = op == CollectiveOp.ALL_GATHER || op == CollectiveOp.REDUCE_SCATTER;
         long unit = (long) type.bytes() * (perRankShares ? worldSize : 1);
         List<Row> rows = new ArrayList<>();
-        for (long b = minBytes; b <= maxBytes; b *= step) {
+        long first = minBytes;
+        if (minBytes == 0) {
+            // An explicit zero runs one empty size; the sweep goes on from one whole unit.
+            rows.add(new Row(0, 0));
+            first = unit;
+        }
+        for (long b = first; b <= maxBytes; b *= step) {
             long bytes = b - b % unit;
             long elements = bytes / type.bytes();
             Row row = new Row(bytes, perRankShares ? elements / worldSize : elements);
-            if (rows.isEmpty() || !rows.getLast().equals(row)) {
+            // A size too small for one whole unit is skipped, as is a repeat of the previous one.
+            if (bytes > 0 && (rows.isEmpty() || !rows.getLast().equals(row))) {
                 rows.add(row);
             }
             if (step == 1) {
