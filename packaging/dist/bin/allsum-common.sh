@@ -1,0 +1,45 @@
+# Shared by the bin/ scripts (sourced, not run): ALLSUM_HOME, the bundled runtime, the JVM flags, and a classpath
+# from lib/<app>.classpath.
+ALLSUM_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export ALLSUM_HOME
+JAVA="$ALLSUM_HOME/runtime/bin/java"
+[ -x "$JAVA" ] || JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+# JavaCPP settings must be JVM flags; CUDA's resident memory trips JavaCPP's host-memory check otherwise.
+ALLSUM_JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 ${ALLSUM_JAVA_OPTS:-})
+
+allsum_run() { # app args...
+  local app="$1"; shift
+  local cp="" jar
+  [ -f "$ALLSUM_HOME/lib/$app.classpath" ] || { echo "allsum: $app is not part of this distribution" >&2; exit 1; }
+  while read -r jar; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$jar"; done < "$ALLSUM_HOME/lib/$app.classpath"
+  exec "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$cp" "$(cat "$ALLSUM_HOME/lib/$app.main")" "$@"
+}
+
+# Puts the directories holding the host's libcudart.so.13 and libnccl.so.2 on LD_LIBRARY_PATH (ldconfig's cache,
+# the CUDA toolkit, the distro path, and python's nvidia-nccl wheel, which is often newer than the system one).
+allsum_find_gpu_libs() {
+  local dirs=() lib dir py pynccl=""
+  for lib in libcudart.so.13 libnccl.so.2; do
+    dir="$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l { sub(/.*=> /, ""); print; exit }')"
+    [ -n "$dir" ] && dirs+=("$(dirname "$dir")")
+  done
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
+    [ -d "$dir" ] && dirs+=("$dir")
+  done
+  for py in python3 python; do
+    dir="$("$py" -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)" || true
+    [ -n "$dir" ] && [ -e "$dir/libnccl.so.2" ] && { pynccl="$dir"; break; }
+  done
+  for py in python3 python; do
+    dir="$("$py" -c 'import nvidia.cuda_runtime, os; print(os.path.join(list(nvidia.cuda_runtime.__path__)[0], "lib"))' 2>/dev/null)" || true
+    [ -n "$dir" ] && [ -e "$dir/libcudart.so.13" ] && { dirs+=("$dir"); break; }
+  done
+  # python's NCCL goes before an inherited LD_LIBRARY_PATH (images often carry an older system libnccl there);
+  # ALLSUM_NCCL_LIB_DIR, when set, goes first of all.
+  local path="${LD_LIBRARY_PATH:-}" front="${ALLSUM_NCCL_LIB_DIR:-}${pynccl:+${ALLSUM_NCCL_LIB_DIR:+:}$pynccl}"
+  for dir in "${dirs[@]}"; do
+    case ":$path:" in *":$dir:"*) ;; *) path="${path:+$path:}$dir" ;; esac
+  done
+  [ -n "$front" ] && path="$front:$path"
+  export LD_LIBRARY_PATH="$path"
+}

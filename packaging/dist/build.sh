@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds dist/allsum-linux-x86_64.tar.xz: a jlink'd Java 25 runtime, one de-duplicated lib/ of dependency jars, thin
+# app jars (server, worker, launcher if built) and bin/ scripts. Run after `./mvnw -DskipTests package`:
+#   packaging/dist/build.sh
+# Jars are repacked uncompressed (zip -0) and the runtime is linked with --compress zip-0 so that xz sees raw bytes.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+[ -x "$JAVA_HOME/bin/jlink" ] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+name=allsum-linux-x86_64
+work="$root/dist/work"
+stage="$work/$name"
+rm -rf "$work" && mkdir -p "$stage/lib" "$stage/bin"
+
+declare -A apps=(
+  [server]="$root/rendezvous-server/target/rendezvous-server.jar"
+  [worker]="$root/worker-agent/target/worker-agent.jar"
+  [launcher]="$root/launcher/target/allsum-launcher.jar"
+)
+for app in server worker; do
+  [ -f "${apps[$app]}" ] || { echo "missing ${apps[$app]}: run ./mvnw -DskipTests package first" >&2; exit 1; }
+done
+
+repack_stored() { # jar -> same jar, entries stored uncompressed
+  local jar="$1" tmp; tmp="$(mktemp -d)"
+  (cd "$tmp" && unzip -q -o "$jar" && rm -f "$jar" && zip -q -0 -X -r "$jar" .)
+  rm -rf "$tmp"
+}
+
+for app in server worker launcher; do
+  jar="${apps[$app]}"
+  if [ ! -f "$jar" ]; then echo "skipping $app: $jar not built"; continue; fi
+  start_class="$(unzip -p "$jar" META-INF/MANIFEST.MF | sed -n 's/^Start-Class: *//p' | tr -d '\r')"
+  # A Boot fat jar is BOOT-INF/classes (the app) + BOOT-INF/lib/*.jar (dependencies): split it by hand, which also
+  # works for jars without Boot's jarmode tools.
+  out="$work/extract-$app"
+  mkdir -p "$out" && (cd "$out" && unzip -q "$jar" 'BOOT-INF/*')
+  : > "$stage/lib/$app.classpath"
+  for dep in "$out"/BOOT-INF/lib/*.jar; do
+    base="$(basename "$dep")"
+    if [ ! -f "$stage/lib/$base" ]; then cp "$dep" "$stage/lib/$base"; repack_stored "$stage/lib/$base"; fi
+    echo "$base" >> "$stage/lib/$app.classpath"
+  done
+  thin="allsum-$app.jar"
+  (cd "$out/BOOT-INF/classes" && zip -q -0 -X -r "$stage/lib/$thin" .)
+  echo "$thin" >> "$stage/lib/$app.classpath"
+  echo "$start_class" > "$stage/lib/$app.main"
+done
+
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,java.instrument,jdk.unsupported,jdk.crypto.ec,java.security.jgss,jdk.management,jdk.zipfs \
+  --compress zip-0 --strip-debug --no-header-files --no-man-pages --output "$stage/runtime"
+
+cp "$root/packaging/dist/bin/"* "$stage/bin/"
+chmod +x "$stage/bin/"*
+cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
+
+mkdir -p "$root/dist"
+tar -C "$work" --owner=0 --group=0 --sort=name -cf - "$name" | xz -9 -T2 > "$root/dist/$name.tar.xz"
+rm -rf "$work"
+size=$(stat -c %s "$root/dist/$name.tar.xz")
+echo "dist/$name.tar.xz: $size bytes ($(( size / 1024 / 1024 )) MiB)"
