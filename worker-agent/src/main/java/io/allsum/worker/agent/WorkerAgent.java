@@ -239,12 +239,12 @@ public class WorkerAgent implements SmartLifecycle {
             Optional<JobAssignment> next;
             try {
                 next = client.nextJob(props.group(), props.rank(), instanceId, afterSeq, props.jobPollWait());
-            } catch (AllsumClientException e) {
+            } catch (RuntimeException e) {
                 if (stopping) {
                     return;
                 }
-                if (GENERATION_GONE.contains(e.status())) {
-                    generation.markBroken("job poll answered " + e.getMessage());
+                if (e instanceof AllsumClientException problem && GENERATION_GONE.contains(problem.status())) {
+                    generation.markBroken("job poll answered " + problem.getMessage());
                     return;
                 }
                 // Heartbeats decide whether the generation still stands; just do not spin.
