@@ -37,6 +37,7 @@ final class ScriptedRendezvous implements AllsumClient {
     volatile long generation = 1;
     volatile GenerationState state = GenerationState.COMPLETE;
     final Deque<AllsumClientException> joinErrors = new ArrayDeque<>();
+    final Deque<RuntimeException> pollErrors = new ArrayDeque<>();
     final BlockingQueue<JobAssignment> jobs = new LinkedBlockingQueue<>();
     final List<JoinRequest> joins = new CopyOnWriteArrayList<>();
     final List<Long> polledAfter = new CopyOnWriteArrayList<>();
@@ -78,6 +79,11 @@ final class ScriptedRendezvous implements AllsumClient {
     @Override
     public Optional<JobAssignment> nextJob(String group, int rank, String instanceId, long afterSeq, Duration wait) {
         polledAfter.add(afterSeq);
+        synchronized (pollErrors) {
+            if (!pollErrors.isEmpty()) {
+                throw pollErrors.removeFirst();
+            }
+        }
         try {
             // A short server-side wait keeps the agent's loop responsive in tests.
             return Optional.ofNullable(jobs.poll(20, TimeUnit.MILLISECONDS));

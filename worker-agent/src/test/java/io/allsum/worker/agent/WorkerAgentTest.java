@@ -155,6 +155,19 @@ class WorkerAgentTest {
     }
 
     @Test
+    void failedJobPollsArePausedAndRetriedWithoutLeavingTheGeneration() {
+        server.pollErrors.add(ScriptedRendezvous.unreachable());
+        server.pollErrors.add(new IllegalStateException("unexpected answer"));
+        start(5, (c, j, stop) -> ONE_ROW);
+        server.jobs.add(job("job-1", 1, 1));
+
+        await().atMost(WAIT).until(() -> server.reports.size() == 1);
+        assertThat(server.reports.getFirst().succeeded()).isTrue();
+        assertThat(server.joins).hasSize(1);
+        assertThat(exitCode).isNotDone();
+    }
+
+    @Test
     void jobOfAnEarlierGenerationIsSkipped() {
         server.generation = 3;
         start(5, (c, j, stop) -> ONE_ROW);
