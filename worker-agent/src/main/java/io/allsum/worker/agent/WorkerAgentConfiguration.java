@@ -1,10 +1,11 @@
 package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClient;
-import io.allsum.worker.jobs.CollectiveJobRunner;
-import io.allsum.worker.jobs.CollectiveMeters;
+import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.Backend;
 import io.allsum.worker.comm.CommunicatorFactory;
+import io.allsum.worker.jobs.CollectiveJobRunner;
+import io.allsum.worker.jobs.CollectiveMeters;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -17,6 +18,11 @@ import java.util.UUID;
 /** Wires the worker: the rendezvous client, the chosen backend, the agent and its health indicator. */
 @Configuration(proxyBeanMethods = false)
 public class WorkerAgentConfiguration {
+
+    @Bean(destroyMethod = "close")
+    public AllsumClient allsumClient(WorkerProperties props) {
+        return HttpAllsumClient.builder(props.server()).token(props.token()).build();
+    }
 
     @Bean
     public CollectiveMeters collectiveMeters() {
