@@ -50,6 +50,7 @@ public class WorkerAgent implements SmartLifecycle {
     /** A generation that served this long wipes out the restart count: its failure is a new incident. */
     private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    private static final Duration LEAVE_DEADLINE = Duration.ofSeconds(3);
 
     private final WorkerProperties props;
     private final AllsumClient client;
@@ -133,18 +134,27 @@ public class WorkerAgent implements SmartLifecycle {
             thread.interrupt();
             joinQuietly(thread, props.heartbeatInterval().plus(Duration.ofSeconds(5)));
         }
-        try {
-            client.leave(props.group(), new LeaveRequest(props.rank(), instanceId));
-            log.info("Rank {} left group '{}'", props.rank(), props.group());
-        } catch (RuntimeException e) {
-            log.warn("Rank {} could not leave group '{}': {}", props.rank(), props.group(), e.getMessage());
-        }
+        leaveGroup();
         if (generation != null) {
             generation.close();
         }
         if (status.state() != AgentState.FAILED) {
             setStatus(AgentState.STOPPED, generation, null);
         }
+    }
+
+    /** Tells the server this rank is gone, so that the others learn it at once; never holds shutdown up long. */
+    private void leaveGroup() {
+        Thread leaving = Thread.ofVirtual().name("allsum-leave").start(() -> {
+            try {
+                client.leave(props.group(), new LeaveRequest(props.rank(), instanceId));
+                log.info("Rank {} left group '{}'", props.rank(), props.group());
+            } catch (RuntimeException e) {
+                log.warn("Rank {} could not leave group '{}': {}", props.rank(), props.group(), e.getMessage());
+            }
+        });
+        // An unreachable server would otherwise keep the client retrying for its whole deadline.
+        joinQuietly(leaving, LEAVE_DEADLINE);
     }
 
     @Override
@@ -396,7 +406,7 @@ public class WorkerAgent implements SmartLifecycle {
     private static void joinQuietly(Thread thread, Duration timeout) {
         try {
             if (!thread.join(timeout)) {
-                log.warn("Agent thread still busy after {}; shutting down anyway", timeout);
+                log.warn("Thread {} still busy after {}; shutting down anyway", thread.getName(), timeout);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
