@@ -1,0 +1,61 @@
+package io.allsum.server.jobs;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.allsum.model.jobs.JobState;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The server's job meters: {@code allsum.jobs} (counter; {@code state} = submitted, or the final state a job
+ * reached), {@code allsum.jobs.dispatch} (timer: submission until the last rank of the world received the job) and
+ * {@code allsum.jobs.active} (gauge of queued and running jobs, by {@code state}). Tags come from bounded sets only.
+ */
+final class JobMetrics {
+
+    static final String JOBS = "allsum.jobs";
+    static final String DISPATCH = "allsum.jobs.dispatch";
+    static final String ACTIVE = "allsum.jobs.active";
+
+    private final Counter submitted;
+    private final Map<JobState, Counter> finished = new EnumMap<>(JobState.class);
+    private final Timer dispatch;
+
+    JobMetrics(MeterRegistry registry, ToDoubleFunction<JobState> activeJobs) {
+        submitted = Counter.builder(JOBS).description("Jobs submitted, and jobs that reached a final state")
+                .tag("state", "submitted").register(registry);
+        for (JobState state : JobState.values()) {
+            if (state.isFinal()) {
+                finished.put(state, Counter.builder(JOBS).description("Jobs submitted, and jobs that reached a final state")
+                        .tag("state", state.wireName()).register(registry));
+            }
+        }
+        dispatch = Timer.builder(DISPATCH)
+                .description("Time from a job's submission until the last rank of its generation received it")
+                .publishPercentileHistogram()
+                .register(registry);
+        for (JobState state : new JobState[]{JobState.QUEUED, JobState.RUNNING}) {
+            Gauge.builder(ACTIVE, () -> activeJobs.applyAsDouble(state))
+                    .description("Jobs queued or running, over every group")
+                    .tag("state", state.wireName())
+                    .register(registry);
+        }
+    }
+
+    void submitted() {
+        submitted.increment();
+    }
+
+    void finished(JobState state) {
+        finished.get(state).increment();
+    }
+
+    void dispatched(Duration latency) {
+        dispatch.record(latency);
+    }
+}

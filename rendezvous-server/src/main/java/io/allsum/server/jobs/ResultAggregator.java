@@ -1,0 +1,87 @@
+package io.allsum.server.jobs;
+
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.jobs.RankReport;
+import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.jobs.SizeResult;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Folds the ranks' reports into one row per size, as nccl-tests does: the slowest rank's time, algbw = bytes /
+ * time, busbw = algbw x the op's factor for the world size, and the wrong elements summed over ranks (-1, "not
+ * verified", as soon as one rank did not verify).
+ */
+final class ResultAggregator {
+
+    private ResultAggregator() {
+    }
+
+    /** Algorithm bandwidth in GB/s (1e9 bytes per second) of {@code bytes} moved in {@code timeMicros}. */
+    static double algBandwidthGBps(long bytes, double timeMicros) {
+        return timeMicros > 0 ? bytes / timeMicros / 1e3 : 0.0;
+    }
+
+    /**
+     * Checks that one rank's successful report has exactly one result per size of the sweep, in order, with sane
+     * numbers; returns a description of the first problem, or null when the report is usable.
+     */
+    static String problemWith(RankReport report, List<Long> sizes) {
+        List<RankSizeResult> results = report.results();
+        if (results == null || results.size() != sizes.size()) {
+            return "results: expected one entry per size of the sweep " + sizes + ", got "
+                    + (results == null ? "none" : results.size());
+        }
+        for (int i = 0; i < sizes.size(); i++) {
+            RankSizeResult r = results.get(i);
+            if (r == null || r.bytes() != sizes.get(i)) {
+                return "results[" + i + "].bytes: expected " + sizes.get(i) + ", got " + (r == null ? "null" : r.bytes());
+            }
+            if (!Double.isFinite(r.timeMicros()) || r.timeMicros() < 0) {
+                return "results[" + i + "].timeMicros: must be a finite time >= 0, got " + r.timeMicros();
+            }
+            if (r.wrongElements() < -1) {
+                return "results[" + i + "].wrongElements: must be >= 0, or -1 when not verified, got " + r.wrongElements();
+            }
+            if (r.count() < 0) {
+                return "results[" + i + "].count: must be >= 0, got " + r.count();
+            }
+        }
+        return null;
+    }
+
+    /** One row per size; {@code reports} are every rank's successful, checked reports, lowest rank first. */
+    static List<SizeResult> aggregate(CollectiveOp op, int worldSize, List<Long> sizes, Collection<RankReport> reports) {
+        double factor = op.busBandwidthFactor(worldSize);
+        List<SizeResult> rows = new ArrayList<>(sizes.size());
+        for (int i = 0; i < sizes.size(); i++) {
+            long bytes = sizes.get(i);
+            double slowest = 0;
+            long count = -1;
+            long wrong = 0;
+            boolean verified = true;
+            for (RankReport report : reports) {
+                RankSizeResult r = report.results().get(i);
+                slowest = Math.max(slowest, r.timeMicros());
+                if (count < 0) {
+                    count = r.count();
+                }
+                if (r.wrongElements() < 0) {
+                    verified = false;
+                } else {
+                    wrong += r.wrongElements();
+                }
+            }
+            double algbw = algBandwidthGBps(bytes, slowest);
+            rows.add(new SizeResult(bytes, Math.max(count, 0), slowest, algbw, algbw * factor, verified ? wrong : -1));
+        }
+        return rows;
+    }
+
+    /** The wrong elements over every size (ignoring unverified ones). */
+    static long totalWrong(List<SizeResult> rows) {
+        return rows.stream().mapToLong(SizeResult::wrongElements).filter(w -> w > 0).sum();
+    }
+}

@@ -1,0 +1,94 @@
+package io.allsum.server.jobs;
+
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import io.allsum.model.jobs.JobSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ResponseStatusException;
+
+import java.time.Duration;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+class JobSpecValidatorTest {
+
+    private final JobSpecValidator validator = new JobSpecValidator(JobsProperties.defaults());
+
+    private static JobSpec spec(CollectiveOp op, ReduceOp redop, Integer root, Long min, Long max, Integer step,
+                                Integer iters, Integer warmup, Integer timeout) {
+        return new JobSpec(op, null, redop, root, min, max, step, iters, warmup, null, null, timeout);
+    }
+
+    static Stream<Arguments> badSpecs() {
+        return Stream.of(
+                Arguments.of(spec(null, null, null, 0L, 8L, null, null, null, null), "minBytes"),
+                Arguments.of(spec(null, null, null, -8L, 8L, null, null, null, null), "minBytes"),
+                Arguments.of(spec(null, null, null, 64L, 8L, null, null, null, null), "maxBytes"),
+                Arguments.of(spec(null, null, null, 8L, (64L << 30) + 1, null, null, null, null), "maxBytes"),
+                Arguments.of(spec(null, null, null, 1L, 3L, null, null, null, null), "maxBytes"),
+                Arguments.of(spec(CollectiveOp.ALL_GATHER, null, null, 8L, 12L, null, null, null, null), "maxBytes"),
+                Arguments.of(spec(null, null, null, null, null, 0, null, null, null), "stepFactor"),
+                Arguments.of(spec(null, null, null, null, null, null, 0, null, null), "iterations"),
+                Arguments.of(spec(null, null, null, null, null, null, 1_000_001, null, null), "iterations"),
+                Arguments.of(spec(null, null, null, null, null, null, null, -1, null), "warmupIterations"),
+                Arguments.of(spec(null, null, null, null, null, null, null, null, 0), "timeoutSeconds"),
+                Arguments.of(spec(null, null, null, null, null, null, null, null, 3601), "timeoutSeconds"),
+                Arguments.of(spec(CollectiveOp.BROADCAST, null, 4, null, null, null, null, null, null), "root"),
+                Arguments.of(spec(CollectiveOp.REDUCE, null, -1, null, null, null, null, null, null), "root"),
+                Arguments.of(spec(CollectiveOp.ALL_REDUCE, null, 2, null, null, null, null, null, null), "root"),
+                Arguments.of(spec(CollectiveOp.ALL_GATHER, ReduceOp.MAX, null, null, null, null, null, null, null), "redop"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badSpecs")
+    void rejectsABadSpecNamingTheField(JobSpec bad, String field) {
+        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class, () -> validator.validate(bad, 4));
+
+        assertThat(e.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(e.getReason()).startsWith(field + ":");
+        assertThat(e.getBody().getProperties()).containsEntry("field", field);
+    }
+
+    @Test
+    void rejectsASweepLongerThanTheLimit() {
+        JobSpecValidator strict = new JobSpecValidator(new JobsProperties(null, null, null, null, 4, null, null, null));
+
+        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class,
+                () -> strict.validate(spec(null, null, null, 8L, 1024L, 2, null, null, null), 2));
+
+        assertThat(e.getReason()).startsWith("stepFactor:").contains("8 sizes");
+    }
+
+    @Test
+    void emptySpecTakesEveryDefaultAndTheConfiguredTimeout() {
+        JobSpecValidator configured = new JobSpecValidator(
+                new JobsProperties(null, null, null, Duration.ofSeconds(42), null, null, null, null));
+
+        JobSpec s = configured.validate(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null), 4);
+
+        assertThat(s.op()).isEqualTo(CollectiveOp.ALL_REDUCE);
+        assertThat(s.dtype()).isEqualTo(DataType.FLOAT32);
+        assertThat(s.redop()).isEqualTo(ReduceOp.SUM);
+        assertThat(s.minBytes()).isEqualTo(JobSpec.DEFAULT_MIN_BYTES);
+        assertThat(s.maxBytes()).isEqualTo(JobSpec.DEFAULT_MAX_BYTES);
+        assertThat(s.iterations()).isEqualTo(JobSpec.DEFAULT_ITERATIONS);
+        assertThat(s.timeoutSeconds()).isEqualTo(42);
+        assertThat(s.verify()).isTrue();
+    }
+
+    @Test
+    void stepFactorOneIsASingleSizeAndSumIsAcceptedForAnyOp() {
+        JobSpec s = validator.validate(new JobSpec(CollectiveOp.BROADCAST, null, ReduceOp.SUM, 3, 1024L, 4096L, 1,
+                null, null, null, null, null), 4);
+
+        assertThat(s.sizes(4)).containsExactly(1024L);
+        assertThat(s.root()).isEqualTo(3);
+    }
+}
