@@ -61,10 +61,11 @@ final class LocalCluster implements AutoCloseable {
         Assumptions.assumeTrue(Files.isRegularFile(SERVER_JAR), "rendezvous server jar " + SERVER_JAR.toAbsolutePath()
                 + " is absent: build it first (./mvnw -pl rendezvous-server,worker-agent -am verify)");
         Path logDir = Path.of("target", "it-logs", testName);
+        // Heartbeats every 300 ms against a 6 s timeout: a busy 2-core machine never fails a generation by accident.
         JvmProcess server = JvmProcess.start("server", logDir, List.of(), List.of("-jar", SERVER_JAR.toString(),
                 "--server.port=0",
                 "--server.address=127.0.0.1",
-                "--allsum.rendezvous.heartbeat-timeout=3s",
+                "--allsum.rendezvous.heartbeat-timeout=6s",
                 "--allsum.rendezvous.join-timeout=60s"));
         int port = server.awaitHttpPort(START_DEADLINE);
         return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port));
