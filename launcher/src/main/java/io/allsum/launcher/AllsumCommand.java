@@ -1,10 +1,410 @@
 package io.allsum.launcher;
 
-/** Entry point of the {@code allsum} command (filled by the launcher work). */
-public final class AllsumCommand {
+import io.allsum.client.AllsumClient;
+import io.allsum.client.AllsumJson;
+import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
+import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.rendezvous.MemberStatus;
+import io.allsum.launcher.bench.RendezvousBenchmark;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+
+/**
+ * The {@code allsum} command: runs a collective sweep like nccl-tests and prints its table. Without --server it
+ * starts a rendezvous server and one worker process per rank on this machine (one per GPU with NCCL, else CPU ranks
+ * with the ring backend) and stops them afterwards; with --server and --group it submits the job to that cluster.
+ */
+@Command(name = "allsum", mixinStandardHelpOptions = true, version = "allsum " + AllsumCommand.VERSION,
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = "Runs a collective sweep on a local group of ranks (or on a running cluster with --server) "
+                + "and prints an nccl-tests-style table.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:the job succeeded with zero wrong elements",
+                "1:the job failed or found wrong elements, or the cluster could not run it",
+                "2:wrong options"})
+public final class AllsumCommand implements Callable<Integer> {
+
+    static final String VERSION = "0.1.0";
+    static final String LOCAL_GROUP = "local";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            defaultValue = "8", description = "Smallest size of the sweep, e.g. 8, 1K, 64M (default ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            defaultValue = "64M", description = "Largest size of the sweep (default ${DEFAULT-VALUE}).")
+    long maxBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "2",
+            description = "Multiply the size by N between steps (default ${DEFAULT-VALUE}).")
+    int stepFactor;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20",
+            description = "Timed iterations per size (default ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5",
+            description = "Warm-up iterations per size (default ${DEFAULT-VALUE}).")
+    int warmupIterations;
+
+    @Option(names = {"-c", "--check"}, paramLabel = "0|1", defaultValue = "1",
+            description = "Verify every result element (default ${DEFAULT-VALUE}).")
+    int check;
+
+    @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float",
+            converter = WireConverters.DataTypes.class,
+            description = "Element type: nccl-tests names (float, half, double, bfloat16, int32, ...) or allsum's "
+                    + "(float32, float16, ...) (default ${DEFAULT-VALUE}).")
+    DataType dataType;
+
+    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", converter = WireConverters.ReduceOps.class,
+            description = "Reduction: sum, prod, max, min, avg (default ${DEFAULT-VALUE}).")
+    ReduceOp reduceOp;
+
+    @Option(names = {"-r", "--root"}, paramLabel = "RANK", defaultValue = "0",
+            description = "Root rank of broadcast and reduce (default ${DEFAULT-VALUE}).")
+    int root;
+
+    @Option(names = "--collective", paramLabel = "OP", defaultValue = "all_reduce",
+            converter = WireConverters.Collectives.class,
+            description = "all_reduce, all_gather, reduce_scatter, broadcast, reduce, send_recv (default ${DEFAULT-VALUE}).")
+    CollectiveOp collective;
+
+    @Option(names = "--in-place", description = "Use one buffer for input and output.")
+    boolean inPlace;
+
+    @Option(names = "--ranks", paramLabel = "N",
+            description = "Local ranks to start (default: one per GPU with NCCL, else 4 CPU ranks).")
+    Integer ranks;
+
+    @Option(names = "--backend", paramLabel = "auto|nccl|ring", defaultValue = "auto",
+            description = "Communicator of the local ranks; auto picks nccl when nvidia-smi lists GPUs "
+                    + "(default ${DEFAULT-VALUE}).")
+    BackendChoice backend;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the job and its environment as JSON.")
+    Path jsonFile;
+
+    @Option(names = "--keep", description = "Keep the local server and workers running after the job (Ctrl-C stops them).")
+    boolean keep;
+
+    @Option(names = "--server", paramLabel = "URL", description = "Run on an existing cluster: its rendezvous server.")
+    URI server;
+
+    @Option(names = "--group", paramLabel = "NAME", description = "The cluster's group to run on (with --server).")
+    String group;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
+            description = "Bearer token of the server (default: $ALLSUM_TOKEN).")
+    String token;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
+            description = "Deadline of the whole run: start-up, joins and the job (default ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
+    boolean quiet;
+
+    /** --backend values: auto decides by looking for GPUs. */
+    public enum BackendChoice { auto, nccl, ring }
+
+    /** What a finished run hands to the table and the JSON writer. */
+    record Outcome(Job job, GroupStatus group, String backend, int worldSize, List<ResultTable.RankLine> ranks) {
+    }
+
+    private final Map<String, Double> phases = new LinkedHashMap<>();
+    private Progress progress;
 
     public static void main(String[] args) {
-        System.err.println("allsum: launcher not built yet");
-        System.exit(2);
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    /** Parses and runs; every failure becomes one line on {@code err} and an exit code. */
+    public static int execute(String[] args, PrintStream out, PrintStream err) {
+        return commandLine(out, err).execute(args);
+    }
+
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = new CommandLine(new AllsumCommand());
+        cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
+        cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());
+        cl.setParameterExceptionHandler((ex, args) -> {
+            ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + " (see allsum --help)");
+            return ExitCodes.USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (ex instanceof LauncherException le) {
+                commandLine.getErr().println("allsum: " + oneLine(le.getMessage()));
+                return le.exitCode();
+            }
+            commandLine.getErr().println("allsum: " + ex.getClass().getSimpleName() + ": " + oneLine(ex.getMessage()));
+            return ExitCodes.FAILED;
+        });
+        return cl;
+    }
+
+    @Override
+    public Integer call() {
+        validate();
+        progress = Progress.toStderr(quiet);
+        JobSpec jobSpec = jobSpec();
+        return server != null ? runRemote(jobSpec) : runLocal(jobSpec);
+    }
+
+    /** The job the options describe. */
+    JobSpec jobSpec() {
+        return new JobSpec(collective, dataType, reduceOp, root, minBytes, maxBytes, stepFactor, iterations,
+                warmupIterations, inPlace, check == 1, timeoutSeconds);
+    }
+
+    /** Checks what picocli's types cannot: ranges and combinations. Throws a usage error naming the option. */
+    void validate() {
+        List<String> problems = new ArrayList<>();
+        if (minBytes < 1) {
+            problems.add("-b/--minbytes must be at least 1 byte");
+        }
+        if (maxBytes < minBytes) {
+            problems.add("-e/--maxbytes (" + maxBytes + ") is below -b/--minbytes (" + minBytes + ")");
+        }
+        if (stepFactor < 1) {
+            problems.add("-f/--stepfactor must be at least 1");
+        }
+        if (iterations < 1) {
+            problems.add("-n/--iters must be at least 1");
+        }
+        if (warmupIterations < 0) {
+            problems.add("-w/--warmup_iters must not be negative");
+        }
+        if (check != 0 && check != 1) {
+            problems.add("-c/--check must be 0 or 1");
+        }
+        if (root < 0) {
+            problems.add("-r/--root must not be negative");
+        }
+        if (timeoutSeconds < 1) {
+            problems.add("--timeout must be at least 1 second");
+        }
+        if (ranks != null && ranks < 1) {
+            problems.add("--ranks must be at least 1");
+        }
+        if (ranks != null && root >= ranks) {
+            problems.add("-r/--root " + root + " is not a rank of " + ranks);
+        }
+        if (server != null) {
+            if (group == null) {
+                problems.add("--server needs --group (the cluster's group to run on)");
+            }
+            if (ranks != null || keep || backend != BackendChoice.auto) {
+                problems.add("--ranks, --backend and --keep are for local runs; the cluster at --server has its own");
+            }
+            String scheme = server.getScheme();
+            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
+                problems.add("--server must be http(s)://host:port, was '" + server + "'");
+            }
+        }
+        if (group != null && !io.allsum.model.Protocol.GROUP_NAME.matcher(group).matches()) {
+            problems.add("--group must match " + io.allsum.model.Protocol.GROUP_NAME.pattern());
+        }
+        if (!problems.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
+        }
+    }
+
+    private int runLocal(JobSpec jobSpec) {
+        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+        LocalPlan plan = LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
+        if (root >= plan.ranks()) {
+            throw new LauncherException(ExitCodes.USAGE, "-r/--root " + root + " is not a rank of " + plan.ranks(), null);
+        }
+        ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
+                ProcessLayout.currentJava());
+        String groupName = group != null ? group : LOCAL_GROUP;
+        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName);
+        try {
+            progress.event("started the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
+                    + layout.description() + "); logs in " + cluster.logDir());
+            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
+            phase("serverHealthy");
+            progress.event("server up at " + cluster.serverUri());
+            Outcome outcome;
+            try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
+                JobSession session = new JobSession(client, groupName, cluster::checkAlive, progress);
+                outcome = runJob(session, jobSpec, deadline, true, rank -> cluster.workers().stream()
+                        .filter(c -> c.rank() == rank).map(c -> c.process().pid()).findFirst().orElse(null));
+            }
+            int exit = report(outcome, "local", cluster.serverUri());
+            if (keep) {
+                PrintWriter out = spec.commandLine().getOut();
+                out.println("# keeping the cluster: server " + cluster.serverUri() + "  group " + groupName
+                        + "  token " + cluster.token() + "  (Ctrl-C stops it)");
+                out.flush();
+                try {
+                    cluster.awaitServerExit();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new LauncherException("the kept server exited; logs in " + cluster.logDir());
+            }
+            return exit;
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private int runRemote(JobSpec jobSpec) {
+        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+        String problem = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+        if (problem != null) {
+            throw new LauncherException("cannot reach the allsum server at " + server + " (" + problem + ")");
+        }
+        phase("serverHealthy");
+        try (AllsumClient client = Clients.connect(server, token)) {
+            JobSession session = new JobSession(client, group, () -> { }, progress);
+            Outcome outcome = runJob(session, jobSpec, deadline, false, rank -> null);
+            return report(outcome, "remote", server);
+        }
+    }
+
+    private Outcome runJob(JobSession session, JobSpec jobSpec, Deadline deadline, boolean groupMayBeNew,
+                           java.util.function.IntFunction<Long> pidOfRank) {
+        GroupStatus status = session.awaitComplete(deadline, groupMayBeNew);
+        phase("groupComplete");
+        progress.event(status.worldSize() + " ranks joined group '" + status.group() + "' (generation "
+                + status.generation() + ", " + status.backend() + ")");
+        if (jobSpec.root() >= status.worldSize()) {
+            throw new LauncherException(ExitCodes.USAGE, "-r/--root " + jobSpec.root() + " is not a rank of "
+                    + status.worldSize(), null);
+        }
+        Job submitted = session.submit(jobSpec);
+        phase("jobSubmitted");
+        Job done = session.follow(submitted, deadline);
+        phase("jobDone");
+        List<ResultTable.RankLine> rankLines = new ArrayList<>();
+        List<MemberStatus> members = status.members() == null ? List.of() : status.members();
+        for (MemberStatus m : members) {
+            rankLines.add(new ResultTable.RankLine(m.rank(), pidOfRank.apply(m.rank()), m.host(), m.device(),
+                    m.endpoint()));
+        }
+        return new Outcome(done, status, String.valueOf(status.backend()), status.worldSize(), rankLines);
+    }
+
+    /** Prints the table, writes the JSON, and turns the job's outcome into an exit code. */
+    private int report(Outcome o, String mode, URI serverUri) {
+        Job job = o.job();
+        boolean hasRows = job.results() != null && !job.results().isEmpty();
+        PrintWriter out = spec.commandLine().getOut();
+        if (hasRows || job.state() == JobState.SUCCEEDED) {
+            out.print(ResultTable.format(job, o.backend(), o.worldSize(), o.ranks()));
+            out.flush();
+        }
+        if (jsonFile != null) {
+            writeJson(new RunRecord(VERSION, mode, serverUri.toString(), o.group().group(), o.backend(),
+                    o.worldSize(), List.copyOf(spec.commandLine().getParseResult().originalArgs()), environment(),
+                    new LinkedHashMap<>(phases), o.group(), job));
+        }
+        if (job.state() != JobState.SUCCEEDED) {
+            throw new LauncherException("job " + job.jobId() + " " + job.state()
+                    + (job.failureReason() == null ? "" : ": " + job.failureReason()));
+        }
+        long wrong = ResultTable.totalWrongElements(job);
+        if (wrong > 0) {
+            throw new LauncherException("job " + job.jobId() + " found " + wrong + " wrong elements");
+        }
+        return ExitCodes.OK;
+    }
+
+    private void writeJson(RunRecord record) {
+        try {
+            Path parent = jsonFile.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(jsonFile, AllsumJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(record)
+                    + System.lineSeparator());
+        } catch (IOException e) {
+            throw new LauncherException("cannot write --json " + jsonFile + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Map<String, Object> environment() {
+        Map<String, Object> env = new LinkedHashMap<>();
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "unknown";
+        }
+        env.put("host", host);
+        env.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        env.put("arch", System.getProperty("os.arch"));
+        env.put("cpus", Runtime.getRuntime().availableProcessors());
+        env.put("java", System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
+        if (server == null) {
+            env.put("gpus", GpuProbe.listGpus());
+        }
+        return env;
+    }
+
+    private void phase(String name) {
+        phases.put(name, Math.round(progress.elapsedSeconds() * 1000) / 1000.0);
+    }
+
+    static String oneLine(String message) {
+        return message == null ? "" : message.replaceAll("\\s*\\R\\s*", "; ").strip();
+    }
+
+    /** How many local ranks, on which backend and GPUs. */
+    record LocalPlan(Backend backend, int ranks, List<Integer> devices) {
+
+        static final int DEFAULT_CPU_RANKS = 4;
+
+        static LocalPlan decide(BackendChoice choice, Integer ranks, java.util.function.Supplier<List<String>> gpus) {
+            List<String> found = choice == BackendChoice.ring ? List.of() : gpus.get();
+            if (choice == BackendChoice.ring || (choice == BackendChoice.auto && found.isEmpty())) {
+                return new LocalPlan(Backend.RING, ranks != null ? ranks : DEFAULT_CPU_RANKS, List.of());
+            }
+            if (found.isEmpty()) {
+                throw new LauncherException("--backend nccl needs GPUs, and nvidia-smi -L lists none; "
+                        + "use --backend ring for CPU ranks");
+            }
+            int n = ranks != null ? ranks : found.size();
+            if (n > found.size()) {
+                // NCCL refuses two ranks on one GPU (ncclInvalidUsage).
+                throw new LauncherException(ExitCodes.USAGE, "--ranks " + n + " needs " + n + " GPUs for NCCL (one "
+                        + "per rank), but nvidia-smi -L lists " + found.size(), null);
+            }
+            return new LocalPlan(Backend.NCCL, n, IntStream.range(0, n).boxed().toList());
+        }
     }
 }

@@ -10,4 +10,12 @@ import java.util.List;
  */
 public record GroupView(String group, long generation, int worldSize, Backend backend, String uniqueId,
                         List<Member> members) {
+
+    /** Never prints the unique id: it is a bearer secret for joining the NCCL communicator. */
+    @Override
+    public String toString() {
+        return "GroupView[group=" + group + ", generation=" + generation + ", worldSize=" + worldSize + ", backend="
+                + backend + ", uniqueId=" + (uniqueId == null ? "absent" : "<redacted>") + ", members=" + members
+                + "]";
+    }
 }

@@ -17,4 +17,12 @@ import io.allsum.model.Backend;
  */
 public record JoinRequest(String group, Integer rank, Integer worldSize, String instanceId, Backend backend,
                           String uniqueId, String endpoint, String host, String device) {
+
+    /** Never prints the unique id: it is a bearer secret for joining the NCCL communicator. */
+    @Override
+    public String toString() {
+        return "JoinRequest[group=" + group + ", rank=" + rank + ", worldSize=" + worldSize + ", instanceId="
+                + instanceId + ", backend=" + backend + ", uniqueId=" + (uniqueId == null ? "absent" : "<redacted>")
+                + ", endpoint=" + endpoint + ", host=" + host + ", device=" + device + "]";
+    }
 }

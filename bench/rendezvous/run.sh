@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Rendezvous benchmark (issue 2, item 8): starts the rendezvous server jar on a free port with a bearer token,
+# runs bench-rendezvous against it over real HTTP, prints the server's RSS before and after, stops the server.
+# Builds nothing; build first with:  ./mvnw -q -DskipTests package -pl rendezvous-server,launcher -am
+# Usage: bench/rendezvous/run.sh [bench-rendezvous options, e.g. --ranks 64,256 --rounds 5 --backend nccl]
+# Env: PORT (default 18080), SERVER_JAVA_OPTS, BENCH_JAVA_OPTS, JAVA_HOME (default Temurin 25), ALLSUM_TOKEN.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+JAVA="$JAVA_HOME/bin/java"
+PORT=${PORT:-18080}
+export ALLSUM_TOKEN=${ALLSUM_TOKEN:-bench-$RANDOM$RANDOM$RANDOM}
+SERVER_JAR=rendezvous-server/target/rendezvous-server.jar
+LAUNCHER_JAR=launcher/target/allsum-launcher.jar
+
+for jar in "$SERVER_JAR" "$LAUNCHER_JAR"; do
+  [[ -f $jar ]] || { echo "bench-rendezvous: $jar is missing; build it first (see the top of $0)" >&2; exit 2; }
+done
+
+SERVER_LOG=$(mktemp -t allsum-bench-server.XXXXXX.log)
+# shellcheck disable=SC2086 # SERVER_JAVA_OPTS is a list of flags
+"$JAVA" ${SERVER_JAVA_OPTS:-} -jar "$SERVER_JAR" --server.port="$PORT" >"$SERVER_LOG" 2>&1 &
+SERVER_PID=$!
+stop_server() {
+  if kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+}
+trap stop_server EXIT
+
+rss_kib() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$SERVER_PID/status"; }
+
+for _ in $(seq 1 120); do
+  if curl -fsS "http://127.0.0.1:$PORT/actuator/health" >/dev/null 2>&1; then break; fi
+  kill -0 "$SERVER_PID" 2>/dev/null || { echo "bench-rendezvous: server exited; log: $SERVER_LOG" >&2; tail -20 "$SERVER_LOG" >&2; exit 1; }
+  sleep 0.5
+done
+curl -fsS "http://127.0.0.1:$PORT/actuator/health" >/dev/null || { echo "bench-rendezvous: server not healthy after 60 s; log: $SERVER_LOG" >&2; exit 1; }
+
+echo "# machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $("$JAVA" -version 2>&1 | head -1)"
+echo "# server pid $SERVER_PID on port $PORT; RSS before: $(rss_kib VmRSS) kB; load average: $(cut -d" " -f1-3 /proc/loadavg)"
+
+# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of flags
+"$JAVA" ${BENCH_JAVA_OPTS:-} -Dloader.main=io.allsum.launcher.bench.RendezvousBenchmark -cp "$LAUNCHER_JAR" \
+  org.springframework.boot.loader.launch.PropertiesLauncher \
+  --server "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" "$@"
+
+echo "# server RSS after: $(rss_kib VmRSS) kB, peak (VmHWM): $(rss_kib VmHWM) kB; load average: $(cut -d" " -f1-3 /proc/loadavg); server log: $SERVER_LOG"

@@ -1,0 +1,15 @@
+package io.allsum.launcher;
+
+/** Exit codes of the {@code allsum} command. */
+public final class ExitCodes {
+
+    /** The job succeeded with zero wrong elements. */
+    public static final int OK = 0;
+    /** The job failed, found wrong elements, or the cluster could not run it (server unreachable, rank died). */
+    public static final int FAILED = 1;
+    /** The command line was wrong. */
+    public static final int USAGE = 2;
+
+    private ExitCodes() {
+    }
+}

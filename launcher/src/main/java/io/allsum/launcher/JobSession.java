@@ -1,0 +1,139 @@
+package io.allsum.launcher;
+
+import io.allsum.client.AllsumClient;
+import io.allsum.client.AllsumClientException;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.model.rendezvous.GroupStatus;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The launcher's conversation with a rendezvous server about one group: wait until the group is complete, submit a
+ * job, and follow it to a final state, reporting progress. Every wait is bounded by the session's deadline;
+ * {@code aliveCheck} runs between polls so that a dead local child fails the run at once instead of at the deadline.
+ */
+public final class JobSession {
+
+    static final Duration POLL = Duration.ofMillis(100);
+
+    private final AllsumClient client;
+    private final String group;
+    private final Runnable aliveCheck;
+    private final Progress progress;
+
+    public JobSession(AllsumClient client, String group, Runnable aliveCheck, Progress progress) {
+        this.client = client;
+        this.group = group;
+        this.aliveCheck = aliveCheck;
+        this.progress = progress;
+    }
+
+    /**
+     * Waits for the group's current generation to be complete.
+     *
+     * @param groupMayBeNew true while local workers may not have created the group yet (404 means "not yet")
+     */
+    public GroupStatus awaitComplete(Deadline deadline, boolean groupMayBeNew) {
+        GroupStatus last = null;
+        while (true) {
+            aliveCheck.run();
+            try {
+                last = client.status(group);
+                if (last.state() == GenerationState.COMPLETE) {
+                    return last;
+                }
+                progress.status(String.format(Locale.ROOT, "waiting for ranks: %d of %d joined",
+                        last.joinedRanks() == null ? 0 : last.joinedRanks().size(), last.worldSize()));
+            } catch (AllsumClientException e) {
+                if (!(e.status() == 404 && groupMayBeNew)) {
+                    throw new LauncherException("cannot read group '" + group + "': " + oneLine(e), e);
+                }
+                progress.status("waiting for the first rank to join");
+            }
+            if (deadline.passed()) {
+                throw new LauncherException("group '" + group + "' was not complete in time"
+                        + (last == null ? " (no rank joined)" : "; missing ranks " + last.missingRanks()
+                        + (last.failureReason() == null ? "" : "; " + last.failureReason())));
+            }
+            deadline.sleep(POLL);
+        }
+    }
+
+    public Job submit(JobSpec spec) {
+        try {
+            return client.submitJob(group, spec);
+        } catch (AllsumClientException e) {
+            throw new LauncherException("the server refused the job: " + oneLine(e), e);
+        }
+    }
+
+    /** Polls the job until it is final, printing a progress line per finished size. */
+    public Job follow(Job submitted, Deadline deadline) {
+        Job job = submitted;
+        int shownRows = 0;
+        var lastState = job.state();
+        progress.event("job " + job.jobId() + " submitted (" + job.state() + ")");
+        while (!job.state().isFinal()) {
+            try {
+                aliveCheck.run();
+            } catch (LauncherException e) {
+                cancelQuietly(job);
+                throw e;
+            }
+            if (deadline.passed()) {
+                cancelQuietly(job);
+                throw new LauncherException("job " + job.jobId() + " did not finish in time (state " + job.state()
+                        + ", reported ranks " + job.reportedRanks() + ")");
+            }
+            deadline.sleep(POLL);
+            try {
+                job = client.job(group, job.jobId());
+            } catch (AllsumClientException e) {
+                throw new LauncherException("lost job " + submitted.jobId() + ": " + oneLine(e), e);
+            }
+            if (job.state() != lastState) {
+                progress.event("job " + job.jobId() + " " + job.state());
+                lastState = job.state();
+            }
+            if (!job.state().isFinal()) {
+                // Rows that arrive with the final state are in the table; only earlier ones are news.
+                shownRows = showNewRows(job, shownRows);
+            }
+            progress.status("job " + job.jobId() + " " + job.state() + ", " + shownRows + " sizes done");
+        }
+        progress.done();
+        return job;
+    }
+
+    private int showNewRows(Job job, int shown) {
+        List<SizeResult> rows = job.results() == null ? List.of() : job.results();
+        for (int i = shown; i < rows.size(); i++) {
+            SizeResult r = rows.get(i);
+            progress.event(String.format(Locale.ROOT, "%s done: %.2f us, busbw %.2f GB/s, %d wrong",
+                    ByteSize.format(r.bytes()), r.timeMicros(), r.busBandwidthGBps(), Math.max(0, r.wrongElements())));
+        }
+        return Math.max(shown, rows.size());
+    }
+
+    private void cancelQuietly(Job job) {
+        try {
+            client.cancelJob(group, job.jobId());
+        } catch (RuntimeException e) {
+            // Best effort: the run is failing already and the error being raised says why.
+        }
+    }
+
+    /** The problem's detail, or the message, on one line. */
+    static String oneLine(AllsumClientException e) {
+        String text = e.status() == 0 ? e.detail() : e.getMessage();
+        if (text == null) {
+            text = e.getClass().getSimpleName();
+        }
+        return text.replaceAll("\\s+", " ").strip();
+    }
+}

@@ -1,0 +1,102 @@
+package io.allsum.launcher;
+
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.SizeResult;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Formats a job the way nccl-tests prints a run: '#' header lines (sweep parameters, one line per rank), one row
+ * per size ({@code size count type redop root  time algbw busbw #wrong}), then the out-of-bounds and average
+ * bus bandwidth footer. Rows use nccl-tests' printf widths so existing parsers of its output read ours.
+ */
+public final class ResultTable {
+
+    /** One rank as the "#  Rank" header lines show it. */
+    public record RankLine(int rank, Long pid, String host, String device, String endpoint) {
+    }
+
+    private ResultTable() {
+    }
+
+    public static String header(JobSpec spec, String backend, int worldSize, List<RankLine> ranks) {
+        JobSpec s = spec.withDefaults();
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT,
+                "# allsum %s  backend: %s  ranks: %d  minBytes %d maxBytes %d step: %d(factor) warmup iters: %d"
+                        + " iters: %d validation: %d in-place: %d%n",
+                s.op(), backend, worldSize, s.minBytes(), s.maxBytes(), s.stepFactor(), s.warmupIterations(),
+                s.iterations(), s.verify() ? 1 : 0, s.inPlace() ? 1 : 0));
+        out.append("#\n");
+        out.append("# Using devices\n");
+        for (RankLine r : ranks) {
+            out.append(String.format(Locale.ROOT, "#  Rank %2d Group  0 Pid %6s on %10s device %s%s%n",
+                    r.rank(), r.pid() == null ? "-" : r.pid(), orDash(r.host()),
+                    r.device() == null || r.device().isBlank() ? "cpu" : r.device(),
+                    r.endpoint() == null ? "" : " [" + r.endpoint() + "]"));
+        }
+        out.append("#\n");
+        String mode = s.inPlace() ? "in-place" : "out-of-place";
+        out.append(String.format(Locale.ROOT, "#%62s%s%n", "", mode));
+        out.append("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
+        out.append("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       \n");
+        return out.toString();
+    }
+
+    public static String row(JobSpec spec, SizeResult r) {
+        JobSpec s = spec.withDefaults();
+        String redop = s.op().reduces() ? s.redop().toString() : "none";
+        int root = s.op().rooted() ? s.root() : -1;
+        String wrong = r.wrongElements() < 0 ? "N/A" : Long.toString(r.wrongElements());
+        return String.format(Locale.ROOT, "%12d  %12d  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s",
+                r.bytes(), r.count(), s.dtype().ncclTestsName(), redop, root, time(r.timeMicros()),
+                r.algBandwidthGBps(), r.busBandwidthGBps(), wrong);
+    }
+
+    public static String footer(Job job) {
+        List<SizeResult> results = job.results() == null ? List.of() : job.results();
+        long wrong = totalWrongElements(job);
+        boolean verified = results.stream().allMatch(r -> r.wrongElements() >= 0);
+        double avgBusBw = results.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "# Out of bounds values : %d %s%n", wrong,
+                !verified ? "N/A" : wrong == 0 && results.size() > 0 ? "OK" : "FAILED"));
+        out.append(String.format(Locale.ROOT, "# Avg bus bandwidth    : %.4f %n", avgBusBw));
+        out.append("#\n");
+        return out.toString();
+    }
+
+    /** The whole table: header, a row per size, footer. */
+    public static String format(Job job, String backend, int worldSize, List<RankLine> ranks) {
+        StringBuilder out = new StringBuilder(header(job.spec(), backend, worldSize, ranks));
+        for (SizeResult r : job.results() == null ? List.<SizeResult>of() : job.results()) {
+            out.append(row(job.spec(), r)).append('\n');
+        }
+        out.append(footer(job));
+        return out.toString();
+    }
+
+    /** Wrong elements summed over sizes; unverified sizes (-1) count as zero. */
+    public static long totalWrongElements(Job job) {
+        List<SizeResult> results = job.results() == null ? new ArrayList<>() : job.results();
+        return results.stream().mapToLong(SizeResult::wrongElements).filter(w -> w > 0).sum();
+    }
+
+    /** nccl-tests keeps the time column 7 wide by dropping decimals as the value grows. */
+    static String time(double micros) {
+        if (micros >= 10000.0) {
+            return String.format(Locale.ROOT, "%7.0f", micros);
+        }
+        if (micros >= 100.0) {
+            return String.format(Locale.ROOT, "%7.1f", micros);
+        }
+        return String.format(Locale.ROOT, "%7.2f", micros);
+    }
+
+    private static String orDash(String s) {
+        return s == null || s.isBlank() ? "-" : s;
+    }
+}

@@ -1,0 +1,57 @@
+package io.allsum.launcher;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+
+/** Checks a server's {@code /actuator/health}, which is open without the token. */
+public final class ServerProbe {
+
+    private final HttpClient http;
+    private final URI health;
+
+    public ServerProbe(URI server) {
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+        this.health = server.resolve("/actuator/health");
+    }
+
+    /** One probe: null when the server answered 200, else why not, as a short phrase. */
+    public String problem(Duration timeout) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(health).timeout(timeout).GET().build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? null : "health answered " + response.statusCode();
+        } catch (HttpConnectTimeoutException e) {
+            return "connect timed out";
+        } catch (HttpTimeoutException e) {
+            return "no answer within " + timeout.toMillis() + " ms";
+        } catch (ConnectException e) {
+            return "connection refused";
+        } catch (IOException e) {
+            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LauncherException("interrupted");
+        }
+    }
+
+    /** Polls until healthy; {@code whileWaiting} runs between probes (it throws when a child died). */
+    public void awaitHealthy(Deadline deadline, Runnable whileWaiting) {
+        String problem = problem(deadline.remainingAtMost(Duration.ofSeconds(2)));
+        while (problem != null) {
+            whileWaiting.run();
+            if (deadline.passed()) {
+                throw new LauncherException("the server at " + health.resolve("/") + " was not healthy in time ("
+                        + problem + ")");
+            }
+            deadline.sleep(Duration.ofMillis(100));
+            problem = problem(deadline.remainingAtMost(Duration.ofSeconds(2)));
+        }
+    }
+}

@@ -1,0 +1,605 @@
+package io.allsum.launcher.bench;
+
+import io.allsum.client.AllsumJson;
+import io.allsum.model.Backend;
+import io.allsum.model.Protocol;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.JoinRequest;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import tools.jackson.databind.JsonNode;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.zip.CRC32;
+
+/**
+ * Rendezvous benchmark (issue 2, item 8): N simulated ranks join one group over real HTTP. Per round, N-1 ranks
+ * join concurrently and wait on the server; once the server shows them all joined, the last rank posts at t0.
+ * Measured: t0 until EVERY rank holds the complete GroupView (the figure TCPStore needs 30.8 ms for at 1024 ranks),
+ * and joins per second over the whole round (N / (last answer - first join sent)). Then the group is deleted.
+ *
+ * <p>The client must not be the bottleneck: one HTTP/1.1 client on virtual threads with a connection per waiting
+ * rank, bodies serialized before the clock starts, and answers only checksummed (one is parsed and checked).
+ */
+@Command(name = "bench-rendezvous", mixinStandardHelpOptions = true,
+        description = "Measures how fast the rendezvous server hands the group view to N simulated ranks.")
+public final class RendezvousBenchmark implements Callable<Integer> {
+
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(2);
+    private static final Duration RETRY_PAUSE = Duration.ofMillis(20);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--server", required = true, description = "Rendezvous server base URL, e.g. http://127.0.0.1:8080")
+    URI server;
+
+    @Option(names = "--token", defaultValue = "${env:ALLSUM_TOKEN}", description = "Bearer token (default: $ALLSUM_TOKEN)")
+    String token;
+
+    @Option(names = "--ranks", split = ",", defaultValue = "64,256,1024,4096", description = "World sizes to measure")
+    List<Integer> ranks;
+
+    @Option(names = "--rounds", defaultValue = "5", description = "Measured rounds per world size")
+    int rounds;
+
+    @Option(names = "--warmup", defaultValue = "1", description = "Unmeasured rounds per world size, run first")
+    int warmup;
+
+    @Option(names = "--backend", defaultValue = "nccl", description = "nccl (rank 0 brings a 128-byte id) or ring")
+    String backend;
+
+    @Option(names = "--join-wait", defaultValue = "60", description = "Server-side wait of each join, seconds")
+    int joinWaitSeconds;
+
+    @Option(names = "--round-timeout", defaultValue = "300", description = "Deadline of one round, seconds")
+    int roundTimeoutSeconds;
+
+    @Option(names = "--server-pid", description = "Server process id: its VmRSS/VmHWM are read after each world size")
+    Long serverPid;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new RendezvousBenchmark()).execute(args));
+    }
+
+    @Override
+    public Integer call() {
+        Backend chosen = parseBackend();
+        validate();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return run(chosen, spec.commandLine().getOut(), err);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("bench-rendezvous: interrupted");
+            return 130;
+        } catch (Exception e) {
+            err.println("bench-rendezvous: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return 1;
+        } finally {
+            err.flush();
+        }
+    }
+
+    private int run(Backend chosen, PrintWriter out, PrintWriter err) throws Exception {
+        String base = server.toString().replaceAll("/+$", "");
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                     .connectTimeout(Duration.ofSeconds(10)).executor(threads).build()) {
+            Session session = new Session(http, threads, base, token, chosen, joinWaitSeconds,
+                    Duration.ofSeconds(roundTimeoutSeconds));
+            session.checkReachable();
+            out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", rounds " + rounds
+                    + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
+                    + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
+            out.flush();
+            List<Row> rows = new ArrayList<>();
+            for (int n : ranks) {
+                for (int w = 0; w < warmup; w++) {
+                    RoundResult r = session.round(n);
+                    err.printf(Locale.ROOT, "# %5d ranks warm-up  : %s%n", n, r.describe()).flush();
+                }
+                List<RoundResult> results = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                    RoundResult r = session.round(n);
+                    results.add(r);
+                    err.printf(Locale.ROOT, "# %5d ranks round %2d : %s%n", n, round + 1, r.describe()).flush();
+                }
+                OptionalLong rss = serverPid == null ? OptionalLong.empty() : Machine.rssKiB(serverPid, "VmRSS");
+                OptionalLong hwm = serverPid == null ? OptionalLong.empty() : Machine.rssKiB(serverPid, "VmHWM");
+                rows.add(Row.of(n, results, session.serverMemoryUsedBytes(), rss, hwm));
+            }
+            out.print(formatTable(rows));
+            out.flush();
+            return 0;
+        }
+    }
+
+    private Backend parseBackend() {
+        try {
+            return Backend.fromWire(backend);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--backend: " + e.getMessage());
+        }
+    }
+
+    private void validate() {
+        if (ranks.isEmpty() || ranks.stream().anyMatch(n -> n < 1 || n > Protocol.DEFAULT_MAX_WORLD_SIZE)) {
+            throw new ParameterException(spec.commandLine(), "--ranks: each world size must be 1 to "
+                    + Protocol.DEFAULT_MAX_WORLD_SIZE + ", was " + ranks);
+        }
+        if (rounds < 1 || warmup < 0 || joinWaitSeconds < 1 || roundTimeoutSeconds < 1) {
+            throw new ParameterException(spec.commandLine(),
+                    "--rounds, --join-wait and --round-timeout must be >= 1 and --warmup >= 0");
+        }
+        if (server.getScheme() == null || server.getHost() == null) {
+            throw new ParameterException(spec.commandLine(), "--server must be http(s)://host:port, was " + server);
+        }
+    }
+
+    // ---------------------------------------------------------------- one round over HTTP
+
+    /** Everything one benchmark run shares: the HTTP client, the server, the auth header. */
+    static final class Session {
+        private static final SecureRandom RANDOM = new SecureRandom();
+
+        private final HttpClient http;
+        private final ExecutorService threads;
+        private final String base;
+        private final String authorization;
+        private final Backend backend;
+        private final int joinWaitSeconds;
+        private final Duration roundTimeout;
+
+        Session(HttpClient http, ExecutorService threads, String base, String token, Backend backend,
+                int joinWaitSeconds, Duration roundTimeout) {
+            this.http = http;
+            this.threads = threads;
+            this.base = base;
+            this.authorization = token == null || token.isBlank() ? null : "Bearer " + token;
+            this.backend = backend;
+            this.joinWaitSeconds = joinWaitSeconds;
+            this.roundTimeout = roundTimeout;
+        }
+
+        void checkReachable() throws InterruptedException {
+            try {
+                HttpResponse<String> r = http.send(get("/actuator/health"), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("GET " + base + "/actuator/health answered " + r.statusCode());
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot reach allsum server at " + base + ": " + e, e);
+            }
+        }
+
+        RoundResult round(int n) throws Exception {
+            String group = "bench-" + n + "-" + HexFormat.of().formatHex(randomBytes(6));
+            List<byte[]> bodies = joinBodies(group, n, backend, randomBytes(Protocol.UNIQUE_ID_BYTES));
+            long deadline = System.nanoTime() + roundTimeout.toNanos();
+            Delivered deliveredBefore = serverDelivered();
+            int last = n - 1;
+            List<Future<Answer>> answers = new ArrayList<>(n);
+            long firstSent = System.nanoTime();
+            try {
+                for (int rank = 0; rank < last; rank++) {
+                    byte[] body = bodies.get(rank);
+                    int r = rank;
+                    answers.add(threads.submit(() -> joinUntilComplete(group, r, body, deadline)));
+                }
+                awaitJoined(group, last, answers, deadline);
+                long t0 = System.nanoTime();
+                answers.add(threads.submit(() -> joinUntilComplete(group, last, bodies.get(last), deadline)));
+                long lastAnswer = 0;
+                List<Answer> all = new ArrayList<>(n);
+                for (Future<Answer> f : answers) {
+                    Answer a = await(f, deadline, group);
+                    all.add(a);
+                    lastAnswer = Math.max(lastAnswer, a.receivedNanos());
+                }
+                checkSameView(group, n, all);
+                double serverDeliveryMillis = serverDeliveryMillisSince(deliveredBefore, deadline);
+                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis);
+            } finally {
+                answers.forEach(f -> f.cancel(true));
+                deleteGroup(group);
+            }
+        }
+
+        /** Polls the group's status until {@code expected} ranks have joined (the last rank has not posted yet). */
+        private void awaitJoined(String group, int expected, List<Future<Answer>> answers, long deadline)
+                throws Exception {
+            if (expected == 0) {
+                return;
+            }
+            while (true) {
+                for (Future<Answer> f : answers) {
+                    if (f.isDone()) {
+                        f.get(); // an early failure surfaces here with its cause
+                        throw new IllegalStateException("group " + group + ": a join completed before the last rank posted");
+                    }
+                }
+                HttpResponse<byte[]> r = http.send(get(Protocol.RENDEZVOUS_PATH + "/" + group),
+                        HttpResponse.BodyHandlers.ofByteArray());
+                if (r.statusCode() == 200) {
+                    JsonNode status = AllsumJson.mapper().readTree(r.body());
+                    if (status.path("joinedRanks").size() >= expected) {
+                        return;
+                    }
+                } else if (r.statusCode() != 404) {
+                    throw new IllegalStateException("GET status of " + group + " answered " + r.statusCode() + ": "
+                            + new String(r.body(), StandardCharsets.UTF_8));
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("group " + group + ": " + expected + " ranks did not all join in time");
+                }
+                Thread.sleep(POLL_INTERVAL);
+            }
+        }
+
+        /** One simulated rank: posts its join and re-posts after a 202 or a refused/closed connection. */
+        private Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
+            HttpRequest request = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH + "?"
+                    + Protocol.WAIT_PARAM + "=" + joinWaitSeconds)))
+                    .timeout(Duration.ofSeconds(joinWaitSeconds + 30L))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            while (true) {
+                try {
+                    HttpResponse<Digest> r = http.send(request, info -> Digest.subscriber(
+                            rank == 0 || info.statusCode() != 200));
+                    long received = System.nanoTime();
+                    Digest d = r.body();
+                    if (r.statusCode() == 200) {
+                        return new Answer(rank, received, d.crc(), d.length(), d.bytes());
+                    }
+                    if (r.statusCode() != 202 && r.statusCode() != 503) {
+                        throw new IllegalStateException("join of rank " + rank + " to " + group + " answered "
+                                + r.statusCode() + ": " + new String(d.bytes(), StandardCharsets.UTF_8));
+                    }
+                } catch (ConnectException e) {
+                    // accept backlog overflow while thousands connect at once: try again, as a worker would
+                } catch (IOException e) {
+                    if (!String.valueOf(e.getMessage()).contains("no bytes")) {
+                        throw new IOException("join of rank " + rank + " to " + group + " failed: " + e, e);
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("join of rank " + rank + " to " + group + " did not complete in time");
+                }
+                Thread.sleep(RETRY_PAUSE);
+            }
+        }
+
+        /** Every rank must hold the same view; rank 0's is parsed and checked against what was sent. */
+        private void checkSameView(String group, int n, List<Answer> all) {
+            Answer first = all.stream().filter(a -> a.rank() == 0).findFirst().orElseThrow();
+            GroupView view = AllsumJson.mapper().readValue(first.body(), GroupView.class);
+            if (view.worldSize() != n || view.members() == null || view.members().size() != n) {
+                throw new IllegalStateException("group " + group + ": view has " + (view.members() == null ? 0
+                        : view.members().size()) + " members, expected " + n);
+            }
+            if (backend == Backend.NCCL && (view.uniqueId() == null
+                    || Base64.getDecoder().decode(view.uniqueId()).length != Protocol.UNIQUE_ID_BYTES)) {
+                throw new IllegalStateException("group " + group + ": view lacks rank 0's 128-byte unique id");
+            }
+            for (Answer a : all) {
+                if (a.crc() != first.crc() || a.length() != first.length()) {
+                    throw new IllegalStateException("group " + group + ": rank " + a.rank()
+                            + " received a different view than rank 0");
+                }
+            }
+        }
+
+        private void deleteGroup(String group) {
+            try {
+                HttpRequest request = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH + "/"
+                        + group))).timeout(Duration.ofSeconds(30)).DELETE().build();
+                http.send(request, HttpResponse.BodyHandlers.discarding());
+            } catch (IOException e) {
+                System.err.println("# could not delete group " + group + ": " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** The server JVM's used memory (heap + non-heap) from its actuator metrics, when that endpoint is open. */
+        OptionalLong serverMemoryUsedBytes() {
+            OptionalDouble used = metric("jvm.memory.used", "VALUE");
+            return used.isPresent() ? OptionalLong.of((long) used.getAsDouble()) : OptionalLong.empty();
+        }
+
+        /** The server's timer "generation complete until the last waiting rank was answered": count and total. */
+        record Delivered(double count, double totalSeconds) {
+        }
+
+        private Delivered serverDelivered() {
+            OptionalDouble count = metric("allsum.rendezvous.delivery", "COUNT");
+            OptionalDouble total = metric("allsum.rendezvous.delivery", "TOTAL_TIME");
+            return count.isPresent() && total.isPresent() ? new Delivered(count.getAsDouble(), total.getAsDouble()) : null;
+        }
+
+        /**
+         * The server's own delivery time for this round, next to the client's figure it shows how much of that is
+         * the client's. The server records it after the last answer went out, so wait (briefly) for that record.
+         */
+        private double serverDeliveryMillisSince(Delivered before, long deadline) throws InterruptedException {
+            if (before == null) {
+                return Double.NaN;
+            }
+            long giveUp = Math.min(deadline, System.nanoTime() + Duration.ofSeconds(2).toNanos());
+            while (true) {
+                Delivered now = serverDelivered();
+                if (now != null && now.count() >= before.count() + 1) {
+                    return (now.totalSeconds() - before.totalSeconds()) * 1e3;
+                }
+                if (now == null || System.nanoTime() > giveUp) {
+                    return Double.NaN;
+                }
+                Thread.sleep(POLL_INTERVAL);
+            }
+        }
+
+        private OptionalDouble metric(String name, String statistic) {
+            try {
+                HttpResponse<byte[]> r = http.send(get("/actuator/metrics/" + name),
+                        HttpResponse.BodyHandlers.ofByteArray());
+                return r.statusCode() == 200
+                        ? metricStatistic(new String(r.body(), StandardCharsets.UTF_8), statistic)
+                        : OptionalDouble.empty();
+            } catch (IOException | RuntimeException e) {
+                return OptionalDouble.empty();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return OptionalDouble.empty();
+            }
+        }
+
+        private HttpRequest get(String path) {
+            return withAuth(HttpRequest.newBuilder(URI.create(base + path))).timeout(Duration.ofSeconds(30)).GET()
+                    .build();
+        }
+
+        private HttpRequest.Builder withAuth(HttpRequest.Builder builder) {
+            builder.header("User-Agent", "allsum-bench/1");
+            return authorization == null ? builder : builder.header("Authorization", authorization);
+        }
+
+        private static Answer await(Future<Answer> f, long deadline, String group) throws Exception {
+            try {
+                return f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            } catch (TimeoutException e) {
+                throw new TimeoutException("group " + group + ": not every rank got the view before the round deadline");
+            }
+        }
+
+        private static byte[] randomBytes(int n) {
+            byte[] b = new byte[n];
+            RANDOM.nextBytes(b);
+            return b;
+        }
+    }
+
+    /**
+     * A response body as it streams in: its CRC-32 and length, and the bytes only when asked. Thousands of ranks
+     * each receiving an N-member view would otherwise make the client copy and collect gigabytes per round and
+     * become the bottleneck it is meant to measure.
+     */
+    record Digest(long crc, long length, byte[] bytes) {
+
+        static HttpResponse.BodySubscriber<Digest> subscriber(boolean keepBytes) {
+            return HttpResponse.BodySubscribers.fromSubscriber(new Collector(keepBytes), Collector::digest);
+        }
+
+        private static final class Collector implements Flow.Subscriber<List<ByteBuffer>> {
+            private final CRC32 crc = new CRC32();
+            private final ByteArrayOutputStream kept;
+            private long length;
+
+            Collector(boolean keepBytes) {
+                kept = keepBytes ? new ByteArrayOutputStream() : null;
+            }
+
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(List<ByteBuffer> buffers) {
+                for (ByteBuffer buffer : buffers) {
+                    length += buffer.remaining();
+                    if (kept != null) {
+                        byte[] copy = new byte[buffer.remaining()];
+                        buffer.duplicate().get(copy);
+                        kept.writeBytes(copy);
+                    }
+                    crc.update(buffer);
+                }
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                // the HTTP client reports the failure to the caller of send()
+            }
+
+            @Override
+            public void onComplete() {
+                // digest() reads the totals once the body is complete
+            }
+
+            Digest digest() {
+                return new Digest(crc.getValue(), length, kept == null ? null : kept.toByteArray());
+            }
+        }
+    }
+
+    /** One rank's answer: when it arrived, and a checksum of the view (only rank 0 keeps the bytes). */
+    record Answer(int rank, long receivedNanos, long crc, long length, byte[] body) {
+    }
+
+    /** The join bodies of all ranks, serialized before the clock starts; rank 0 carries the id for nccl. */
+    static List<byte[]> joinBodies(String group, int n, Backend backend, byte[] uniqueId) {
+        String id = Base64.getEncoder().encodeToString(uniqueId);
+        String incarnation = HexFormat.of().formatHex(Arrays.copyOf(uniqueId, 4));
+        List<byte[]> bodies = new ArrayList<>(n);
+        for (int rank = 0; rank < n; rank++) {
+            JoinRequest request = new JoinRequest(group, rank, n, "bench-" + incarnation + "-r" + rank, backend,
+                    backend == Backend.NCCL && rank == 0 ? id : null,
+                    backend == Backend.RING ? "127.0.0.1:" + (20000 + rank % 40000) : null, "bench", null);
+            bodies.add(AllsumJson.mapper().writeValueAsBytes(request));
+        }
+        return bodies;
+    }
+
+    // ---------------------------------------------------------------- pure parts: statistics, table, machine
+
+    /** One measured round: last join to the last rank's answer, and the whole round from the first join sent. */
+    record RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis) {
+        double joinsPerSecond() {
+            return ranks / (roundNanos / 1e9);
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "last join -> all %.2f ms (server delivery %.2f ms), round %.1f ms, "
+                    + "%.0f joins/s", lastJoinToAllNanos / 1e6, serverDeliveryMillis, roundNanos / 1e6,
+                    joinsPerSecond());
+        }
+    }
+
+    /** One line of the table: a world size over its rounds. */
+    record Row(int ranks, int rounds, double medianMillis, double maxMillis, double medianServerDeliveryMillis,
+               double medianJoinsPerSecond, OptionalLong serverMemoryUsedBytes, OptionalLong rssKiB, OptionalLong hwmKiB) {
+
+        static Row of(int ranks, List<RoundResult> results, OptionalLong memoryUsed, OptionalLong rss, OptionalLong hwm) {
+            double[] millis = results.stream().mapToDouble(r -> r.lastJoinToAllNanos() / 1e6).toArray();
+            double[] joins = results.stream().mapToDouble(RoundResult::joinsPerSecond).toArray();
+            double[] delivery = results.stream().mapToDouble(RoundResult::serverDeliveryMillis)
+                    .filter(d -> !Double.isNaN(d)).toArray();
+            return new Row(ranks, results.size(), median(millis).orElse(Double.NaN),
+                    Arrays.stream(millis).max().orElse(Double.NaN), median(delivery).orElse(Double.NaN),
+                    median(joins).orElse(Double.NaN), memoryUsed, rss, hwm);
+        }
+    }
+
+    static OptionalDouble median(double[] values) {
+        if (values.length == 0) {
+            return OptionalDouble.empty();
+        }
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        return OptionalDouble.of(sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2);
+    }
+
+    static String formatTable(List<Row> rows) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%7s %7s %12s %12s %16s %14s %15s %14s %14s%n", "ranks", "rounds",
+                "median (ms)", "max (ms)", "server med (ms)", "joins/s (med)", "jvm used (MiB)", "rss (MiB)",
+                "peak rss (MiB)"));
+        for (Row r : rows) {
+            out.append(String.format(Locale.ROOT, "%7d %7d %12.2f %12.2f %16s %14.0f %15s %14s %14s%n", r.ranks(),
+                    r.rounds(), r.medianMillis(), r.maxMillis(), Double.isNaN(r.medianServerDeliveryMillis()) ? "n/a"
+                            : String.format(Locale.ROOT, "%.2f", r.medianServerDeliveryMillis()),
+                    r.medianJoinsPerSecond(),
+                    mib(r.serverMemoryUsedBytes(), 1 << 20), mib(r.rssKiB(), 1 << 10), mib(r.hwmKiB(), 1 << 10)));
+        }
+        out.append("# median/max: time from the last rank's join until every rank holds the group view (client clock);\n"
+                + "# server med: the server's allsum.rendezvous.delivery for the same rounds (completion to last answer)\n");
+        return out.toString();
+    }
+
+    private static String mib(OptionalLong value, long unitsPerMiB) {
+        return value.isPresent() ? String.format(Locale.ROOT, "%.1f", value.getAsLong() / (double) unitsPerMiB) : "n/a";
+    }
+
+    /** One statistic of an actuator metric, e.g. VALUE of {@code jvm.memory.used} (all areas summed by Boot). */
+    static OptionalDouble metricStatistic(String json, String statistic) {
+        JsonNode root = AllsumJson.mapper().readTree(json);
+        for (JsonNode m : root.path("measurements")) {
+            if (statistic.equals(m.path("statistic").asString()) && m.path("value").isNumber()) {
+                return OptionalDouble.of(m.path("value").asDouble());
+            }
+        }
+        return OptionalDouble.empty();
+    }
+
+    /** Reads facts about this machine and the server process from /proc. */
+    static final class Machine {
+        private Machine() {
+        }
+
+        static Optional<String> cpuModel() {
+            try {
+                return cpuModel(Files.readString(Path.of("/proc/cpuinfo")));
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+        }
+
+        static Optional<String> cpuModel(String cpuinfo) {
+            return cpuinfo.lines().filter(l -> l.startsWith("model name")).findFirst()
+                    .map(l -> l.substring(l.indexOf(':') + 1).strip());
+        }
+
+        static Optional<String> loadAverage() {
+            try {
+                String[] parts = Files.readString(Path.of("/proc/loadavg")).strip().split("\\s+");
+                return Optional.of(parts[0] + " " + parts[1] + " " + parts[2]);
+            } catch (IOException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+
+        static OptionalLong rssKiB(long pid, String field) {
+            try {
+                return statusField(Files.readString(Path.of("/proc", Long.toString(pid), "status")), field);
+            } catch (IOException e) {
+                return OptionalLong.empty();
+            }
+        }
+
+        /** A {@code kB} field of /proc/PID/status, e.g. {@code VmRSS:  123456 kB}. */
+        static OptionalLong statusField(String status, String field) {
+            return status.lines().filter(l -> l.startsWith(field + ":")).findFirst()
+                    .map(l -> l.substring(field.length() + 1).strip().split("\\s+")[0])
+                    .map(v -> OptionalLong.of(Long.parseLong(v))).orElse(OptionalLong.empty());
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.allsum.launcher;
+
+import io.allsum.client.AllsumJson;
+import io.allsum.model.jobs.JobSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The main job, end to end: the launcher jar starts a real rendezvous server and 3 ring worker processes, runs an
+ * all-sum sweep of 8 B to 1 MiB, prints the table, writes JSON and stops its children.
+ */
+class LauncherEndToEndIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void threeRingRanksRunTheSweepAndPrintARowPerSize() throws Exception {
+        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
+        for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
+            assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
+                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+        }
+        Path json = dir.resolve("result.json");
+
+        LauncherProcess.Result r = LauncherProcess.run(dir, 480, "--backend", "ring", "--ranks", "3",
+                "-b", "8", "-e", "1M", "--json", json.toString(), "--timeout", "300");
+
+        assertThat(r.exitCode()).as("exit code; stderr:%n%s", r.stderr()).isZero();
+        List<Long> expectedSizes =
+                new JobSpec(null, null, null, null, 8L, 1L << 20, 2, null, null, null, null, null).sizes(3);
+        List<String[]> rows = r.stdout().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
+                .map(l -> l.strip().split("\\s+")).toList();
+        assertThat(rows).extracting(cols -> Long.parseLong(cols[0])).containsExactlyElementsOf(expectedSizes);
+        assertThat(rows).allSatisfy(cols -> {
+            assertThat(cols).hasSize(9);
+            assertThat(cols[2]).isEqualTo("float");
+            assertThat(cols[3]).isEqualTo("sum");
+            assertThat(cols[8]).as("#wrong of size %s", cols[0]).isEqualTo("0");
+        });
+        assertThat(r.stdout()).contains("# Out of bounds values : 0 OK", "# Avg bus bandwidth", "#  Rank  2");
+
+        JsonNode record = AllsumJson.mapper().readTree(json.toFile());
+        assertThat(record.get("mode").asString()).isEqualTo("local");
+        assertThat(record.get("worldSize").asInt()).isEqualTo(3);
+        assertThat(record.at("/job/state").asString()).isEqualTo("succeeded");
+        assertThat(record.at("/job/results")).hasSize(expectedSizes.size());
+        assertThat(record.toString()).doesNotContain("token");
+    }
+}

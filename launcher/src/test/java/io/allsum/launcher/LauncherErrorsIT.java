@@ -1,0 +1,44 @@
+package io.allsum.launcher;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The launcher as a real process: wrong input ends at once with one line and the right exit code. */
+class LauncherErrorsIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void badOptionExitsTwoWithOneLine() throws Exception {
+        LauncherProcess.Result r = LauncherProcess.run(dir, 60, "--no-such-option");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.stderrLines()).hasSize(1).first().asString()
+                .startsWith("allsum: ").contains("--no-such-option");
+        assertThat(r.stdout()).isEmpty();
+    }
+
+    @Test
+    void closedServerPortGivesOneLineErrorAndNonZeroExit() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+
+        LauncherProcess.Result r = LauncherProcess.run(dir, 60, "--server", "http://127.0.0.1:" + closedPort,
+                "--group", "g", "-b", "8", "-e", "8");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.FAILED);
+        assertThat(r.stderrLines()).hasSize(1).first().asString()
+                .startsWith("allsum: cannot reach the allsum server at http://127.0.0.1:" + closedPort)
+                .contains("connection refused");
+        assertThat(r.stdout()).isEmpty();
+    }
+}

@@ -1,0 +1,56 @@
+package io.allsum.launcher;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Runs the packaged launcher jar as a real process, as a user would, with a hard deadline against hangs. */
+final class LauncherProcess {
+
+    record Result(int exitCode, String stdout, String stderr) {
+        List<String> stderrLines() {
+            return stderr.lines().filter(l -> !l.isBlank()).toList();
+        }
+    }
+
+    static Path launcherJar() {
+        String jar = System.getProperty("allsum.launcher.jar", "target/allsum-launcher.jar");
+        Path path = Path.of(jar);
+        assumeTrue(Files.isRegularFile(path), "the launcher jar " + path.toAbsolutePath()
+                + " is absent: run this test through `./mvnw verify -pl launcher -am` (failsafe runs after package)");
+        return path;
+    }
+
+    static Result run(Path workDir, long deadlineSeconds, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessLayout.currentJava().toString());
+        command.add("-jar");
+        command.add(launcherJar().toAbsolutePath().toString());
+        command.addAll(List.of(args));
+        Path out = workDir.resolve("stdout.txt");
+        Path err = workDir.resolve("stderr.txt");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        // The test decides the layout: never a distribution that happens to be installed on the machine.
+        pb.environment().remove("ALLSUM_HOME");
+        pb.environment().remove("ALLSUM_TOKEN");
+        Process p = pb.start();
+        if (!p.waitFor(deadlineSeconds, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new AssertionError("allsum " + String.join(" ", args) + " did not exit within " + deadlineSeconds
+                    + " s; stderr so far:\n" + Files.readString(err));
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    private LauncherProcess() {
+    }
+}

@@ -1,0 +1,82 @@
+package io.allsum.launcher;
+
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
+import io.allsum.model.jobs.SizeResult;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ResultTableTest {
+
+    private static final JobSpec ALL_SUM = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0,
+            8L, 1024L, 2, 20, 5, false, true, 60);
+
+    private static Job job(JobSpec spec, List<SizeResult> results) {
+        return new Job("j-1", "local", 1, 1L, spec, JobState.SUCCEEDED, null, null, null, 120.0, List.of(0, 1, 2),
+                null, results);
+    }
+
+    @Test
+    void rowUsesNcclTestsColumnWidths() {
+        String row = ResultTable.row(ALL_SUM, new SizeResult(8, 2, 35.37, 0.000226, 0.0003, 0));
+
+        assertThat(row).isEqualTo("           8             2     float     sum      -1    35.37    0.00    0.00      0");
+    }
+
+    @Test
+    void timeColumnDropsDecimalsAsItGrows() {
+        assertThat(ResultTable.time(12.345)).isEqualTo("  12.35");
+        assertThat(ResultTable.time(123.45)).isEqualTo("  123.5");
+        assertThat(ResultTable.time(12345.6)).isEqualTo("  12346");
+    }
+
+    @Test
+    void nonReducingOpsShowNoneAndRootedOpsShowTheRoot() {
+        JobSpec gather = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 8L, 8L, 2, 1, 0,
+                false, true, 60);
+        JobSpec bcast = new JobSpec(CollectiveOp.BROADCAST, DataType.FLOAT64, ReduceOp.SUM, 2, 8L, 8L, 2, 1, 0,
+                false, true, 60);
+
+        assertThat(ResultTable.row(gather, new SizeResult(12, 3, 1, 0, 0, 0))).contains("   int32    none      -1");
+        assertThat(ResultTable.row(bcast, new SizeResult(8, 1, 1, 0, 0, 0))).contains("  double    none       2");
+    }
+
+    @Test
+    void unverifiedRowsShowNotApplicable() {
+        assertThat(ResultTable.row(ALL_SUM, new SizeResult(8, 2, 1, 0, 0, -1))).endsWith("  N/A");
+    }
+
+    @Test
+    void tableHasHeaderARowPerSizeAndFooter() {
+        List<SizeResult> rows = List.of(new SizeResult(8, 2, 10, 0.0008, 0.0011, 0),
+                new SizeResult(16, 4, 10, 0.0016, 0.0021, 0), new SizeResult(1024, 256, 20, 0.0512, 0.0683, 0));
+
+        String table = ResultTable.format(job(ALL_SUM, rows), "ring", 3,
+                List.of(new ResultTable.RankLine(0, 42L, "box", null, "127.0.0.1:5000"),
+                        new ResultTable.RankLine(1, 43L, "box", "NVIDIA H200", null)));
+
+        assertThat(table).contains("minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1",
+                "#  Rank  0 Group  0 Pid     42 on        box device cpu [127.0.0.1:5000]",
+                "#  Rank  1 Group  0 Pid     43 on        box device NVIDIA H200",
+                "out-of-place",
+                "#       size         count      type   redop    root     time   algbw   busbw #wrong",
+                "# Out of bounds values : 0 OK",
+                "# Avg bus bandwidth    : 0.0238");
+        assertThat(table.lines().filter(l -> !l.startsWith("#"))).hasSize(3);
+    }
+
+    @Test
+    void footerSaysFailedAndCountsWrongElements() {
+        Job bad = job(ALL_SUM, List.of(new SizeResult(8, 2, 10, 0, 0, 2), new SizeResult(16, 4, 10, 0, 0, 3)));
+
+        assertThat(ResultTable.footer(bad)).contains("# Out of bounds values : 5 FAILED");
+        assertThat(ResultTable.totalWrongElements(bad)).isEqualTo(5);
+    }
+}

@@ -1,0 +1,47 @@
+package io.allsum.launcher.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The whole command against an in-test rendezvous over real HTTP: rounds complete, groups are deleted. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RendezvousBenchmarkRunTest {
+
+    @Test
+    void everyRankOfEveryRoundGetsTheViewAndTheTableHasARowPerWorldSize() throws Exception {
+        try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int code = new CommandLine(new RendezvousBenchmark()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                    .execute("--server", server.uri().toString(), "--token", "t0k", "--ranks", "1,2,16",
+                            "--rounds", "2", "--warmup", "0", "--backend", "nccl");
+
+            assertThat(code).as(err.toString()).isZero();
+            assertThat(server.viewsSent.get()).isEqualTo(2 * (1 + 2 + 16));
+            assertThat(server.deletes.get()).isEqualTo(6);
+            assertThat(server.activeGroups()).isZero();
+            assertThat(out.toString().lines().filter(l -> l.matches("\\s+(1|2|16)\\s+2\\s+.*"))).hasSize(3);
+        }
+    }
+
+    @Test
+    void aWrongTokenEndsTheRunWithANonZeroExit() throws Exception {
+        try (FakeRendezvousServer server = new FakeRendezvousServer("right")) {
+            StringWriter err = new StringWriter();
+            int code = new CommandLine(new RendezvousBenchmark()).setOut(new PrintWriter(new StringWriter()))
+                    .setErr(new PrintWriter(err))
+                    .execute("--server", server.uri().toString(), "--token", "wrong", "--ranks", "4", "--rounds", "1",
+                            "--warmup", "0");
+
+            assertThat(code).isNotZero();
+            assertThat(err.toString()).startsWith("bench-rendezvous: ").contains("401").hasLineCount(1);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.allsum.server.web;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import java.io.IOException;
+
+/**
+ * Answers 413 for bodies above the limit: at once when Content-Length says so, and for chunked bodies as soon as
+ * reading passes the limit (the ProblemDetail advice turns {@link BodyTooLargeException} into the 413).
+ */
+public class BodySizeLimitFilter extends OncePerRequestFilter {
+
+    private final long limitBytes;
+    private final ProblemWriter problems;
+
+    public BodySizeLimitFilter(long limitBytes, ProblemWriter problems) {
+        this.limitBytes = limitBytes;
+        this.problems = problems;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > limitBytes) {
+            problems.write(request, response, HttpStatus.CONTENT_TOO_LARGE, "Request body too large",
+                    "the request body has " + declared + " bytes; the limit is " + limitBytes + " bytes",
+                    "body-too-large");
+            return;
+        }
+        chain.doFilter(new LimitedRequest(request, limitBytes), response);
+    }
+
+    private static final class LimitedRequest extends HttpServletRequestWrapper {
+        private final long limitBytes;
+        private ServletInputStream limited;
+
+        LimitedRequest(HttpServletRequest request, long limitBytes) {
+            super(request);
+            this.limitBytes = limitBytes;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() throws IOException {
+            if (limited == null) {
+                limited = new LimitedInputStream(super.getInputStream(), limitBytes);
+            }
+            return limited;
+        }
+    }
+
+    private static final class LimitedInputStream extends ServletInputStream {
+        private final ServletInputStream in;
+        private final long limitBytes;
+        private long read;
+
+        LimitedInputStream(ServletInputStream in, long limitBytes) {
+            this.in = in;
+            this.limitBytes = limitBytes;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) {
+                count(1);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            int n = in.read(buffer, offset, length);
+            if (n > 0) {
+                count(n);
+            }
+            return n;
+        }
+
+        private void count(int n) throws BodyTooLargeException {
+            read += n;
+            if (read > limitBytes) {
+                throw new BodyTooLargeException(limitBytes);
+            }
+        }
+
+        @Override
+        public boolean isFinished() {
+            return in.isFinished();
+        }
+
+        @Override
+        public boolean isReady() {
+            return in.isReady();
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+            in.setReadListener(listener);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.allsum.server.web;
+
+import io.allsum.model.Protocol;
+import io.allsum.server.rendezvous.RendezvousProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+import java.time.Duration;
+
+@Configuration(proxyBeanMethods = false)
+public class WebConfig implements WebMvcConfigurer {
+
+    /** Runs right after the token check, so unauthenticated bodies are never read. */
+    public static final int BODY_LIMIT_ORDER = Ordered.HIGHEST_PRECEDENCE + 20;
+    /** Slack above the longest join wait, so that the container's async timeout never answers first. */
+    private static final Duration ASYNC_TIMEOUT_SLACK = Duration.ofSeconds(60);
+
+    private final RendezvousProperties properties;
+
+    public WebConfig(RendezvousProperties properties) {
+        this.properties = properties;
+    }
+
+    @Override
+    public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
+        configurer.setDefaultTimeout(properties.maxWait().plus(ASYNC_TIMEOUT_SLACK).toMillis());
+    }
+
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new DeliveryInterceptor()).addPathPatterns(Protocol.RENDEZVOUS_PATH);
+    }
+
+    @Bean
+    FilterRegistrationBean<BodySizeLimitFilter> bodySizeLimitFilter(ProblemWriter problems) {
+        FilterRegistrationBean<BodySizeLimitFilter> registration = new FilterRegistrationBean<>(
+                new BodySizeLimitFilter(properties.maxBodySize().toBytes(), problems));
+        registration.setOrder(BODY_LIMIT_ORDER);
+        registration.addUrlPatterns("/*");
+        return registration;
+    }
+}

@@ -1,0 +1,590 @@
+package io.allsum.client;
+
+import io.allsum.model.Protocol;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobAssignment;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.RankReport;
+import io.allsum.model.rendezvous.FailureReport;
+import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.HeartbeatRequest;
+import io.allsum.model.rendezvous.HeartbeatResponse;
+import io.allsum.model.rendezvous.JoinPending;
+import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.LeaveRequest;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@link AllsumClient} over the JDK's HTTP/1.1 client and Jackson 3. Thread-safe: one instance serves any number
+ * of concurrent calls (each long-poll holds its own connection; the client's work runs on virtual threads).
+ *
+ * <p>Connection errors (refused, connect timeout, connection closed before an answer) and 503 are retried with
+ * {@link RetryPolicy}'s backoff (a 503's {@code Retry-After} wins) until the call's deadline; every other error
+ * answer is thrown at once as an {@link AllsumClientException}. Request bodies are never logged nor put in
+ * exception messages, so rank 0's unique id cannot leak through this class.
+ */
+public final class HttpAllsumClient implements AllsumClient {
+
+    public static final String USER_AGENT = "allsum-client/1";
+
+    /** A join never asks the server to hold it longer than this, so a dead connection is noticed in time. */
+    static final Duration MAX_JOIN_WAIT = Duration.ofSeconds(Protocol.DEFAULT_JOIN_WAIT_SECONDS);
+    /** Added to a long-poll's server-side wait for its HTTP timeout: the server answers at {@code wait}. */
+    static final Duration LONG_POLL_MARGIN = Duration.ofSeconds(10);
+    private static final int MAX_DETAIL_CHARS = 500;
+    private static final int MAX_RANKS_IN_MESSAGE = 16;
+    private static final System.Logger LOG = System.getLogger(HttpAllsumClient.class.getName());
+    private static final TypeReference<List<Job>> JOB_LIST = new TypeReference<>() {
+    };
+
+    private final URI baseUri;
+    private final String authorization;
+    private final Duration requestTimeout;
+    private final RetryPolicy retryPolicy;
+    private final ExecutorService executor;
+    private final HttpClient http;
+    private final JsonMapper json = AllsumJson.mapper();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private HttpAllsumClient(Builder b) {
+        this.baseUri = b.baseUri;
+        this.authorization = b.token == null || b.token.isEmpty() ? null : "Bearer " + b.token;
+        this.requestTimeout = b.requestTimeout;
+        this.retryPolicy = b.retryPolicy;
+        this.executor = Executors.newVirtualThreadPerTaskExecutor();
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(b.connectTimeout)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .executor(executor)
+                .build();
+    }
+
+    public static Builder builder(URI baseUri) {
+        return new Builder(baseUri);
+    }
+
+    public static Builder builder(String baseUrl) {
+        return new Builder(URI.create(Objects.requireNonNull(baseUrl, "baseUrl")));
+    }
+
+    public URI baseUri() {
+        return baseUri;
+    }
+
+    // ---------------------------------------------------------------- rendezvous
+
+    @Override
+    public JoinOutcome joinOnce(JoinRequest request, Duration wait) {
+        return joinOnce(request, wait, deadlineIn(retryPolicy.deadline()));
+    }
+
+    @Override
+    public GroupView join(JoinRequest request, Duration deadline) {
+        Objects.requireNonNull(request, "request");
+        long end = deadlineIn(deadline);
+        JoinPending last = null;
+        while (true) {
+            long remaining = end - System.nanoTime();
+            if (remaining <= 0) {
+                throw joinTimedOut(request, deadline, last);
+            }
+            Duration wait = joinWait(Duration.ofNanos(remaining));
+            long sent = System.nanoTime();
+            JoinOutcome outcome = joinOnce(request, wait, end);
+            if (outcome.isComplete()) {
+                return outcome.complete();
+            }
+            last = outcome.pending();
+            // A server that answered 202 well before our wait is asking us to slow down: honour its Retry-After.
+            if (System.nanoTime() - sent < wait.toNanos() / 2 && last.retryAfterSeconds() > 0) {
+                sleepUntil(Math.min(end, System.nanoTime() + TimeUnit.SECONDS.toNanos(last.retryAfterSeconds())));
+            }
+        }
+    }
+
+    /** Server-side wait for the next join post: whole seconds, at least 1, at most 30 and the time left. */
+    static Duration joinWait(Duration remaining) {
+        long seconds = Math.min(MAX_JOIN_WAIT.toSeconds(), remaining.toSeconds());
+        return Duration.ofSeconds(Math.max(1, seconds));
+    }
+
+    private JoinOutcome joinOnce(JoinRequest request, Duration wait, long retryDeadline) {
+        Objects.requireNonNull(request, "request");
+        long waitSeconds = Math.max(0, wait.toSeconds());
+        String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds;
+        Answer answer = exchange("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+                retryDeadline);
+        return switch (answer.status()) {
+            case 200 -> new JoinOutcome(read(answer, GroupView.class, "POST", path), null);
+            case 202 -> new JoinOutcome(null, withRetryAfter(read(answer, JoinPending.class, "POST", path), answer));
+            default -> throw problem(answer, "POST", path);
+        };
+    }
+
+    private static JoinPending withRetryAfter(JoinPending pending, Answer answer) {
+        if (pending.retryAfterSeconds() > 0) {
+            return pending;
+        }
+        long header = retryAfter(answer.headers()).map(Duration::toSeconds).orElse(0L);
+        return new JoinPending(pending.group(), pending.generation(), pending.joinedRanks(), pending.missingRanks(),
+                pending.joinDeadline(), (int) Math.min(Integer.MAX_VALUE, header));
+    }
+
+    private AllsumClientException joinTimedOut(JoinRequest request, Duration deadline, JoinPending last) {
+        List<Integer> missing = last == null || last.missingRanks() == null ? List.of() : last.missingRanks();
+        String detail = "join of group '" + request.group() + "' as rank " + request.rank() + " did not complete within "
+                + deadline + (last == null ? "" : "; missing ranks " + abbreviate(missing)
+                + " (" + (last.joinedRanks() == null ? 0 : last.joinedRanks().size()) + " of " + request.worldSize()
+                + " joined, generation " + last.generation() + ")");
+        return new AllsumClientException(0, "Join deadline passed", detail, true, missing, null);
+    }
+
+    private static String abbreviate(List<Integer> ranks) {
+        if (ranks.size() <= MAX_RANKS_IN_MESSAGE) {
+            return ranks.toString();
+        }
+        return ranks.subList(0, MAX_RANKS_IN_MESSAGE).toString().replace("]", ", ... " + (ranks.size()
+                - MAX_RANKS_IN_MESSAGE) + " more]");
+    }
+
+    @Override
+    public GroupStatus status(String group) {
+        return call("GET", groupPath(Protocol.GROUP_PATH, group), null, GroupStatus.class);
+    }
+
+    @Override
+    public HeartbeatResponse heartbeat(String group, HeartbeatRequest request) {
+        return call("POST", groupPath(Protocol.HEARTBEAT_PATH, group), request, HeartbeatResponse.class);
+    }
+
+    @Override
+    public void reportFailure(String group, FailureReport report) {
+        call("POST", groupPath(Protocol.FAILURE_PATH, group), report, Void.class);
+    }
+
+    @Override
+    public void leave(String group, LeaveRequest request) {
+        call("POST", groupPath(Protocol.LEAVE_PATH, group), request, Void.class);
+    }
+
+    @Override
+    public void closeGroup(String group) {
+        call("DELETE", groupPath(Protocol.GROUP_PATH, group), null, Void.class);
+    }
+
+    // ---------------------------------------------------------------- jobs
+
+    @Override
+    public Job submitJob(String group, JobSpec spec) {
+        return call("POST", groupPath(Protocol.JOBS_PATH, group), spec, Job.class);
+    }
+
+    @Override
+    public Job job(String group, String jobId) {
+        return call("GET", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class);
+    }
+
+    @Override
+    public List<Job> jobs(String group) {
+        String path = groupPath(Protocol.JOBS_PATH, group);
+        Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()));
+        if (answer.status() / 100 != 2) {
+            throw problem(answer, "GET", path);
+        }
+        try {
+            return json.readValue(answer.body(), JOB_LIST);
+        } catch (JacksonException e) {
+            throw unreadable("GET", path, answer, e);
+        }
+    }
+
+    @Override
+    public Job cancelJob(String group, String jobId) {
+        return call("DELETE", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class);
+    }
+
+    @Override
+    public Optional<JobAssignment> nextJob(String group, int rank, String instanceId, long afterSeq, Duration wait) {
+        long waitSeconds = Math.max(0, wait.toSeconds());
+        String path = groupPath(Protocol.NEXT_JOB_PATH, group) + "?rank=" + rank + "&instanceId="
+                + encode(Objects.requireNonNull(instanceId, "instanceId")) + "&after=" + afterSeq
+                + "&" + Protocol.WAIT_PARAM + "=" + waitSeconds;
+        Answer answer = exchange("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+                deadlineIn(retryPolicy.deadline()));
+        return switch (answer.status()) {
+            case 200 -> Optional.of(read(answer, JobAssignment.class, "GET", path));
+            case 204 -> Optional.empty();
+            default -> throw problem(answer, "GET", path);
+        };
+    }
+
+    @Override
+    public void report(String group, String jobId, RankReport report) {
+        call("POST", jobPath(Protocol.JOB_REPORT_PATH, group, jobId), report, Void.class);
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        // shutdownNow: a worker closing its client must not wait out its own long-polls.
+        http.shutdownNow();
+        try {
+            http.awaitTermination(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        executor.shutdownNow();
+    }
+
+    // ---------------------------------------------------------------- HTTP plumbing
+
+    private record Answer(int status, byte[] body, HttpHeaders headers) {
+    }
+
+    private <T> T call(String method, String path, Object body, Class<T> type) {
+        Answer answer = exchange(method, path, body, requestTimeout, deadlineIn(retryPolicy.deadline()));
+        if (answer.status() / 100 != 2) {
+            throw problem(answer, method, path);
+        }
+        if (type == Void.class) {
+            return null;
+        }
+        return read(answer, type, method, path);
+    }
+
+    private <T> T read(Answer answer, Class<T> type, String method, String path) {
+        try {
+            return json.readValue(answer.body(), type);
+        } catch (JacksonException e) {
+            throw unreadable(method, path, answer, e);
+        }
+    }
+
+    private AllsumClientException unreadable(String method, String path, Answer answer, JacksonException e) {
+        return new AllsumClientException(answer.status(), "Unreadable answer", method + " " + path
+                + " answered " + answer.status() + " with a body that is not the expected JSON: "
+                + e.getOriginalMessage(), false, e);
+    }
+
+    /**
+     * Sends one request, retrying connection errors and 503 until {@code retryDeadline} (a System.nanoTime
+     * instant). Returns the last answer, 503 included when the deadline passed while the server was busy.
+     */
+    private Answer exchange(String method, String path, Object body, Duration httpTimeout, long retryDeadline) {
+        HttpRequest request = request(method, path, body, httpTimeout);
+        for (int retry = 0; ; retry++) {
+            ensureOpen();
+            Duration pause;
+            try {
+                HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                Answer answer = new Answer(response.statusCode(), response.body(), response.headers());
+                if (answer.status() != 503) {
+                    return answer;
+                }
+                pause = retryAfter(answer.headers()).orElse(retryPolicy.pause(retry));
+                if (System.nanoTime() + pause.toNanos() > retryDeadline) {
+                    return answer;
+                }
+                LOG.log(System.Logger.Level.DEBUG, "{0} {1} answered 503; retry {2} in {3} ms", method,
+                        stripQuery(path), retry + 1, pause.toMillis());
+            } catch (HttpConnectTimeoutException | ConnectException e) {
+                pause = retryPauseOrGiveUp(e, method, path, retry, retryDeadline);
+            } catch (HttpTimeoutException e) {
+                throw new AllsumClientException(0, "Request timed out", "no answer from allsum server at " + baseUri
+                        + " to " + method + " " + stripQuery(path) + " within " + httpTimeout, true, e);
+            } catch (IOException e) {
+                if (closed.get()) {
+                    throw clientClosed(e);
+                }
+                if (!isConnectionError(e)) {
+                    throw unreachable(e);
+                }
+                pause = retryPauseOrGiveUp(e, method, path, retry, retryDeadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AllsumClientException(0, "Interrupted", method + " " + stripQuery(path)
+                        + " to allsum server at " + baseUri + " was interrupted", false, e);
+            }
+            sleepUntil(System.nanoTime() + pause.toNanos());
+        }
+    }
+
+    private Duration retryPauseOrGiveUp(IOException e, String method, String path, int retry, long retryDeadline) {
+        if (closed.get()) {
+            throw clientClosed(e);
+        }
+        long remaining = retryDeadline - System.nanoTime();
+        if (remaining <= 0) {
+            throw unreachable(e);
+        }
+        Duration pause = retryPolicy.pause(retry);
+        if (pause.toNanos() > remaining) {
+            pause = Duration.ofNanos(remaining);
+        }
+        LOG.log(System.Logger.Level.DEBUG, "{0} {1} failed ({2}); retry {3} in {4} ms", method, stripQuery(path),
+                describe(e), retry + 1, pause.toMillis());
+        return pause;
+    }
+
+    private HttpRequest request(String method, String path, Object body, Duration httpTimeout) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path))
+                .timeout(httpTimeout)
+                .header("User-Agent", USER_AGENT)
+                .header("Accept", "application/json, " + Protocol.PROBLEM_JSON);
+        if (authorization != null) {
+            builder.header("Authorization", authorization);
+        }
+        if (body == null) {
+            builder.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            builder.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+        }
+        return builder.build();
+    }
+
+    /**
+     * Connection-level failures after which the same request may simply be sent again: refused, connect timeout,
+     * or the connection closed/reset before an answer (a server restarting, or an idle pooled connection it shut).
+     * A request timeout is not one: the server is there but slow, and re-sending would only add load.
+     */
+    static boolean isConnectionError(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException
+                    || t instanceof ClosedChannelException || t instanceof EOFException) {
+                return true;
+            }
+            if (t instanceof HttpTimeoutException) {
+                return false;
+            }
+            String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+            if ((t.getClass() == IOException.class || t instanceof SocketException)
+                    && (message.contains("closed") || message.contains("reset") || message.contains("no bytes")
+                    || message.contains("broken pipe"))) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private AllsumClientException unreachable(IOException e) {
+        return new AllsumClientException(0, "Unreachable", "cannot reach allsum server at " + baseUri + ": "
+                + describe(e), false, e);
+    }
+
+    private AllsumClientException clientClosed(Throwable e) {
+        return new AllsumClientException(0, "Client closed", "the allsum client for " + baseUri + " was closed",
+                false, e);
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw clientClosed(null);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getMessage() == null && root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.getClass().getSimpleName()
+                : root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    /** The error answer as an exception: status, title and detail from the problem JSON, else the body text. */
+    private AllsumClientException problem(Answer answer, String method, String path) {
+        String title = null;
+        String detail = null;
+        try {
+            JsonNode node = json.readTree(answer.body());
+            if (node != null && node.isObject()) {
+                title = node.path("title").isString() ? node.path("title").stringValue() : null;
+                detail = node.path("detail").isString() ? node.path("detail").stringValue() : null;
+            }
+        } catch (JacksonException notJson) {
+            // not a problem document: the body text below says what went wrong
+        }
+        if (title == null || title.isBlank()) {
+            title = reasonPhrase(answer.status());
+        }
+        if (detail == null || detail.isBlank()) {
+            String text = new String(answer.body(), StandardCharsets.UTF_8).strip();
+            detail = text.isEmpty() ? method + " " + stripQuery(path) + " answered " + answer.status()
+                    : text.length() > MAX_DETAIL_CHARS ? text.substring(0, MAX_DETAIL_CHARS) + "..." : text;
+        }
+        return new AllsumClientException(answer.status(), title, detail, false, null);
+    }
+
+    static String reasonPhrase(int status) {
+        return switch (status) {
+            case 400 -> "Bad Request";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 409 -> "Conflict";
+            case 410 -> "Gone";
+            case 413 -> "Content Too Large";
+            case 415 -> "Unsupported Media Type";
+            case 429 -> "Too Many Requests";
+            case 500 -> "Internal Server Error";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
+            default -> "HTTP " + status;
+        };
+    }
+
+    /** Retry-After in delta-seconds (what the server sends); an HTTP-date is ignored in favour of backoff. */
+    static Optional<Duration> retryAfter(HttpHeaders headers) {
+        return headers.firstValue("Retry-After").flatMap(value -> {
+            try {
+                long seconds = Long.parseLong(value.strip());
+                return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    private static long deadlineIn(Duration duration) {
+        long nanos = duration.isNegative() ? 0 : duration.toNanos();
+        long now = System.nanoTime();
+        return now + Math.min(nanos, Long.MAX_VALUE / 4);
+    }
+
+    private void sleepUntil(long nanoTime) {
+        long remaining = nanoTime - System.nanoTime();
+        if (remaining <= 0) {
+            return;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(remaining);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AllsumClientException(0, "Interrupted", "interrupted while waiting to retry a call to "
+                    + baseUri, false, e);
+        }
+    }
+
+    private static String stripQuery(String path) {
+        int q = path.indexOf('?');
+        return q < 0 ? path : path.substring(0, q);
+    }
+
+    private static String groupPath(String template, String group) {
+        return template.replace("{group}", encode(Objects.requireNonNull(group, "group")));
+    }
+
+    private static String jobPath(String template, String group, String jobId) {
+        return groupPath(template, group).replace("{jobId}", encode(Objects.requireNonNull(jobId, "jobId")));
+    }
+
+    /** Percent-encodes a path segment or query value (RFC 3986 unreserved characters pass unchanged). */
+    static String encode(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '-' || c == '.' || c == '_' || c == '~') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    /** Builder: only the base URI is required. Defaults: 10 s per request, 5 s to connect, {@link RetryPolicy#DEFAULT}. */
+    public static final class Builder {
+        private final URI baseUri;
+        private String token;
+        private Duration requestTimeout = Duration.ofSeconds(10);
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+
+        private Builder(URI baseUri) {
+            Objects.requireNonNull(baseUri, "baseUri");
+            String scheme = baseUri.getScheme();
+            if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+                    || baseUri.getHost() == null) {
+                throw new IllegalArgumentException("allsum server URL must be http(s)://host[:port], was '" + baseUri
+                        + "'");
+            }
+            String text = baseUri.toString();
+            while (text.endsWith("/")) {
+                text = text.substring(0, text.length() - 1);
+            }
+            this.baseUri = URI.create(text);
+        }
+
+        /** The bearer token ({@code ALLSUM_TOKEN}); null or empty sends none. */
+        public Builder token(String token) {
+            this.token = token;
+            return this;
+        }
+
+        /** HTTP timeout of an ordinary call; long-polls use their wait plus a margin instead. */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = positive(requestTimeout, "requestTimeout");
+            return this;
+        }
+
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = positive(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+            return this;
+        }
+
+        public HttpAllsumClient build() {
+            return new HttpAllsumClient(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + d);
+            }
+            return d;
+        }
+    }
+}

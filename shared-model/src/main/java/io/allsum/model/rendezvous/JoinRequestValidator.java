@@ -1,0 +1,231 @@
+package io.allsum.model.rendezvous;
+
+import io.allsum.model.Backend;
+import io.allsum.model.Protocol;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a {@link JoinRequest} against protocol v1 (docs/protocol.md) and returns every violation, each naming its
+ * field. Messages never repeat the unique id: it is a secret.
+ */
+public final class JoinRequestValidator {
+
+    /** One broken rule of a request; {@code field} is the JSON field name. */
+    public record Violation(String field, String message) {
+        @Override
+        public String toString() {
+            return field + ": " + message;
+        }
+    }
+
+    private static final int MAX_FREE_TEXT_LENGTH = 256;
+    /** base64 of 128 bytes is 172 characters; anything far longer is not worth decoding. */
+    private static final int MAX_ENCODED_UNIQUE_ID_LENGTH = 256;
+    private static final Pattern HOST_NAME = Pattern.compile(
+            "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
+    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
+
+    private final int maxWorldSize;
+
+    public JoinRequestValidator(int maxWorldSize) {
+        if (maxWorldSize < 1) {
+            throw new IllegalArgumentException("maxWorldSize must be at least 1, got " + maxWorldSize);
+        }
+        this.maxWorldSize = maxWorldSize;
+    }
+
+    public static JoinRequestValidator withDefaults() {
+        return new JoinRequestValidator(Protocol.DEFAULT_MAX_WORLD_SIZE);
+    }
+
+    public int maxWorldSize() {
+        return maxWorldSize;
+    }
+
+    /** Every violation of {@code request}, in field order; empty when the request is valid. */
+    public List<Violation> validate(JoinRequest request) {
+        List<Violation> violations = new ArrayList<>();
+        if (request == null) {
+            violations.add(new Violation("body", "a JSON object is required"));
+            return violations;
+        }
+        checkGroup(request.group(), violations);
+        boolean worldSizeValid = checkWorldSize(request.worldSize(), violations);
+        checkRank(request.rank(), worldSizeValid ? request.worldSize() : null, violations);
+        checkInstanceId(request.instanceId(), violations);
+        if (request.backend() == null) {
+            violations.add(new Violation("backend", "is required; expected one of [nccl, ring]"));
+        }
+        checkUniqueId(request, violations);
+        checkEndpoint(request, violations);
+        checkFreeText("host", request.host(), violations);
+        checkFreeText("device", request.device(), violations);
+        return violations;
+    }
+
+    private static void checkGroup(String group, List<Violation> violations) {
+        if (group == null) {
+            violations.add(new Violation("group", "is required"));
+        } else if (!Protocol.GROUP_NAME.matcher(group).matches()) {
+            violations.add(new Violation("group", "must match " + Protocol.GROUP_NAME.pattern()));
+        }
+    }
+
+    private boolean checkWorldSize(Integer worldSize, List<Violation> violations) {
+        if (worldSize == null) {
+            violations.add(new Violation("worldSize", "is required"));
+            return false;
+        }
+        if (worldSize < 1 || worldSize > maxWorldSize) {
+            violations.add(new Violation("worldSize", "must be between 1 and " + maxWorldSize + ", got " + worldSize));
+            return false;
+        }
+        return true;
+    }
+
+    private static void checkRank(Integer rank, Integer worldSize, List<Violation> violations) {
+        if (rank == null) {
+            violations.add(new Violation("rank", "is required"));
+        } else if (rank < 0) {
+            violations.add(new Violation("rank", "must not be negative, got " + rank));
+        } else if (worldSize != null && rank >= worldSize) {
+            violations.add(new Violation("rank", "must be below worldSize " + worldSize + ", got " + rank));
+        }
+    }
+
+    private static void checkInstanceId(String instanceId, List<Violation> violations) {
+        if (instanceId == null) {
+            violations.add(new Violation("instanceId", "is required"));
+        } else if (instanceId.isEmpty() || instanceId.length() > Protocol.INSTANCE_ID_MAX_LENGTH) {
+            violations.add(new Violation("instanceId",
+                    "must be 1 to " + Protocol.INSTANCE_ID_MAX_LENGTH + " characters, got " + instanceId.length()));
+        } else if (hasControlCharacter(instanceId)) {
+            violations.add(new Violation("instanceId", "must not contain control characters"));
+        }
+    }
+
+    private static void checkUniqueId(JoinRequest request, List<Violation> violations) {
+        String uniqueId = request.uniqueId();
+        boolean expected = request.backend() == Backend.NCCL && request.rank() != null && request.rank() == 0;
+        if (uniqueId == null) {
+            if (expected) {
+                violations.add(new Violation("uniqueId",
+                        "is required from rank 0 with the nccl backend (base64 of the 128-byte ncclUniqueId)"));
+            }
+            return;
+        }
+        if (request.backend() == Backend.RING) {
+            violations.add(new Violation("uniqueId", "must be absent with the ring backend"));
+            return;
+        }
+        if (request.rank() != null && request.rank() != 0) {
+            violations.add(new Violation("uniqueId", "must be absent from rank " + request.rank()
+                    + "; only rank 0 brings the id"));
+            return;
+        }
+        int decodedLength = decodedUniqueIdLength(uniqueId);
+        if (decodedLength != Protocol.UNIQUE_ID_BYTES) {
+            violations.add(new Violation("uniqueId", "must be base64 of exactly " + Protocol.UNIQUE_ID_BYTES
+                    + " bytes, got " + (decodedLength < 0 ? "text that is not base64" : decodedLength + " bytes")));
+        }
+    }
+
+    /** The decoded length of a base64 id, or -1 when it is not base64. */
+    static int decodedUniqueIdLength(String uniqueId) {
+        if (uniqueId.length() > MAX_ENCODED_UNIQUE_ID_LENGTH) {
+            return uniqueId.length() * 3 / 4;
+        }
+        try {
+            return Base64.getDecoder().decode(uniqueId).length;
+        } catch (IllegalArgumentException notBase64) {
+            return -1;
+        }
+    }
+
+    private static void checkEndpoint(JoinRequest request, List<Violation> violations) {
+        String endpoint = request.endpoint();
+        if (endpoint == null) {
+            if (request.backend() == Backend.RING) {
+                violations.add(new Violation("endpoint", "is required with the ring backend (host:port)"));
+            }
+            return;
+        }
+        String problem = endpointProblem(endpoint);
+        if (problem != null) {
+            violations.add(new Violation("endpoint", problem));
+        }
+    }
+
+    /** Whether {@code endpoint} is {@code host:port}, {@code ipv4:port} or {@code [ipv6]:port}. */
+    public static boolean isValidEndpoint(String endpoint) {
+        return endpoint != null && endpointProblem(endpoint) == null;
+    }
+
+    private static String endpointProblem(String endpoint) {
+        if (endpoint.length() > MAX_FREE_TEXT_LENGTH) {
+            return "must be at most " + MAX_FREE_TEXT_LENGTH + " characters";
+        }
+        String host;
+        String port;
+        if (endpoint.startsWith("[")) {
+            int close = endpoint.indexOf(']');
+            if (close < 0 || close + 1 >= endpoint.length() || endpoint.charAt(close + 1) != ':') {
+                return "must be [ipv6]:port, got '" + endpoint + "'";
+            }
+            host = endpoint.substring(1, close);
+            port = endpoint.substring(close + 2);
+            if (!isIpv6Literal(host)) {
+                return "has an invalid IPv6 address '" + host + "'";
+            }
+        } else {
+            int colon = endpoint.lastIndexOf(':');
+            if (colon < 0) {
+                return "must be host:port, got '" + endpoint + "'";
+            }
+            host = endpoint.substring(0, colon);
+            port = endpoint.substring(colon + 1);
+            if (host.indexOf(':') >= 0) {
+                return "must put an IPv6 address in brackets, as [addr]:port, got '" + endpoint + "'";
+            }
+            if (!HOST_NAME.matcher(host).matches()) {
+                return "has an invalid host '" + host + "'";
+            }
+        }
+        if (!PORT.matcher(port).matches() || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+            return "must end in a port from 1 to 65535, got '" + port + "'";
+        }
+        return null;
+    }
+
+    private static boolean isIpv6Literal(String host) {
+        if (host.isEmpty() || host.indexOf(':') < 0) {
+            return false;
+        }
+        try {
+            // ofLiteral parses without any name lookup.
+            return InetAddress.ofLiteral(host) != null;
+        } catch (IllegalArgumentException notALiteral) {
+            return false;
+        }
+    }
+
+    private static void checkFreeText(String field, String value, List<Violation> violations) {
+        if (value == null) {
+            return;
+        }
+        if (value.length() > MAX_FREE_TEXT_LENGTH) {
+            violations.add(new Violation(field, "must be at most " + MAX_FREE_TEXT_LENGTH + " characters"));
+        } else if (hasControlCharacter(value)) {
+            violations.add(new Violation(field, "must not contain control characters"));
+        }
+    }
+
+    private static boolean hasControlCharacter(String value) {
+        return value.chars().anyMatch(Character::isISOControl);
+    }
+}

@@ -1,0 +1,43 @@
+package io.allsum.client;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ConnectionErrorTest {
+
+    @Test
+    void refusedConnectTimeoutAndClosedConnectionsAreRetryable() {
+        assertThat(HttpAllsumClient.isConnectionError(new ConnectException())).isTrue();
+        assertThat(HttpAllsumClient.isConnectionError(new HttpConnectTimeoutException("connect timed out"))).isTrue();
+        assertThat(HttpAllsumClient.isConnectionError(new IOException("HTTP/1.1 header parser received no bytes"))).isTrue();
+        assertThat(HttpAllsumClient.isConnectionError(new SocketException("Connection reset"))).isTrue();
+        assertThat(HttpAllsumClient.isConnectionError(new IOException("wrapped", new ConnectException("refused")))).isTrue();
+    }
+
+    @Test
+    void requestTimeoutsAndOtherFailuresAreNot() {
+        assertThat(HttpAllsumClient.isConnectionError(new HttpTimeoutException("request timed out"))).isFalse();
+        assertThat(HttpAllsumClient.isConnectionError(new IOException("protocol error: bad status line"))).isFalse();
+    }
+
+    @Test
+    void joinWaitIsWholeSecondsBetweenOneAndThirty() {
+        assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMinutes(5))).hasSeconds(30);
+        assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMillis(12_700))).hasSeconds(12);
+        assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMillis(200))).hasSeconds(1);
+    }
+
+    @Test
+    void pathSegmentsArePercentEncoded() {
+        assertThat(HttpAllsumClient.encode("a-b_c.d~9")).isEqualTo("a-b_c.d~9");
+        assertThat(HttpAllsumClient.encode("x/y z")).isEqualTo("x%2Fy%20z");
+        assertThat(HttpAllsumClient.encode("é")).isEqualTo("%C3%A9");
+    }
+}
