@@ -1,0 +1,48 @@
+package io.allsum.worker.agent;
+
+import io.allsum.worker.comm.nccl.NcclCommunicatorFactory;
+import io.allsum.worker.comm.ring.RingCommunicatorFactory;
+import io.allsum.worker.comm.ring.RingSettings;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The backends' factories; {@link BackendSelector} picks the one the worker uses. None touches the network or the
+ * GPU until asked: NCCL probes CUDA on {@code isAvailable()}, the ring listens on its first {@code prepareJoin}.
+ */
+@Configuration(proxyBeanMethods = false)
+public class CommunicatorBackendsConfiguration {
+
+    /** The GPU: allsum.worker.device, else ALLSUM_DEVICE or LOCAL_RANK, else the only visible one. */
+    @Bean
+    public NcclCommunicatorFactory ncclCommunicatorFactory(WorkerProperties props) {
+        return new NcclCommunicatorFactory(deviceIndex(props.device()), props.collectiveDeadline());
+    }
+
+    @Bean
+    public RingCommunicatorFactory ringCommunicatorFactory(WorkerProperties props) {
+        String advertised = props.ringAdvertiseHost() != null && !props.ringAdvertiseHost().isBlank()
+                ? props.ringAdvertiseHost() : advertisedDefault(props.ringBindHost());
+        // A peer silent for the collective deadline is declared failed.
+        RingSettings settings = RingSettings.DEFAULTS.withIoTimeout(props.collectiveDeadline());
+        return new RingCommunicatorFactory(props.ringBindHost(), advertised, 0, settings);
+    }
+
+    /** Listening on every interface: peers dial this host's name; listening on one address: they dial that. */
+    private static String advertisedDefault(String bindHost) {
+        return bindHost.equals("0.0.0.0") || bindHost.equals("::") ? WorkerAgentConfiguration.localHostName()
+                : bindHost;
+    }
+
+    static Integer deviceIndex(String device) {
+        if (device == null || device.isBlank()) {
+            return null;
+        }
+        try {
+            return Integer.parseInt(device.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("allsum.worker.device (ALLSUM_DEVICE or LOCAL_RANK) must be a CUDA"
+                    + " device index, was '" + device + "'");
+        }
+    }
+}

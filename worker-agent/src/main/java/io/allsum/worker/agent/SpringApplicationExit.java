@@ -1,0 +1,21 @@
+package io.allsum.worker.agent;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Closes the Spring context and ends the JVM with the agent's exit code, off the agent thread. */
+public class SpringApplicationExit implements AgentExit {
+
+    private final ConfigurableApplicationContext context;
+
+    public SpringApplicationExit(ConfigurableApplicationContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public void exit(int exitCode) {
+        // Closing the context stops the agent, which waits for the agent thread: do it from another thread.
+        Thread.ofPlatform().name("allsum-exit").start(
+                () -> System.exit(SpringApplication.exit(context, () -> exitCode)));
+    }
+}

@@ -1,0 +1,415 @@
+package io.allsum.worker.agent;
+
+import io.allsum.client.AllsumClient;
+import io.allsum.client.AllsumClientException;
+import io.allsum.model.jobs.JobAssignment;
+import io.allsum.model.jobs.RankReport;
+import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.rendezvous.FailureReport;
+import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.HeartbeatRequest;
+import io.allsum.model.rendezvous.HeartbeatResponse;
+import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.LeaveRequest;
+import io.allsum.worker.comm.CommException;
+import io.allsum.worker.comm.Communicator;
+import io.allsum.worker.comm.CommunicatorFactory;
+import io.allsum.worker.comm.PeerFailedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The worker's life, on one agent thread: JOINING (rendezvous with retries, then the communicator) -> READY (jobs
+ * long-polled and run in the group's order, heartbeats on a scheduler) -> RECOVERING when the generation breaks
+ * (the server says so, or a collective fails) -> JOINING the next generation. Restarts are bounded: past
+ * {@code maxRestarts} consecutive failures the agent logs why and ends the process non-zero. Stopping the
+ * application leaves the group and closes the communicator.
+ */
+public class WorkerAgent implements SmartLifecycle {
+
+    static final int EXIT_REJECTED = 2;
+    static final int EXIT_RESTARTS_EXHAUSTED = 3;
+    static final int EXIT_UNEXPECTED = 4;
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerAgent.class);
+    /** Answers that no retry will change: bad request, bad token, forbidden, body too large. */
+    private static final Set<Integer> PERMANENT_REJECTIONS = Set.of(400, 401, 403, 413);
+    /** Answers meaning this generation (or this worker's place in it) is gone. */
+    private static final Set<Integer> GENERATION_GONE = Set.of(404, 409, 410);
+    /** A generation that served this long wipes out the restart count: its failure is a new incident. */
+    private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    private static final Duration LEAVE_DEADLINE = Duration.ofSeconds(3);
+
+    private final WorkerProperties props;
+    private final AllsumClient client;
+    private final CommunicatorFactory factory;
+    private final JobExecutor executor;
+    private final AgentExit exit;
+    private final String instanceId;
+    private final String hostName;
+
+    private final Object lifecycleLock = new Object();
+    private volatile boolean running;
+    private volatile boolean stopping;
+    private volatile ActiveGeneration current;
+    private volatile AgentStatus status;
+    private Thread agentThread;
+    private ScheduledExecutorService heartbeats;
+
+    /** Touched only by the agent thread. */
+    private long afterSeq;
+    private int restarts;
+
+    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
+                       AgentExit exit, String instanceId, String hostName) {
+        this.props = props;
+        this.client = client;
+        this.factory = factory;
+        this.executor = executor;
+        this.exit = exit;
+        this.instanceId = instanceId;
+        this.hostName = hostName;
+        this.status = new AgentStatus(AgentState.STARTING, props.group(), 0, props.rank(), props.worldSize(),
+                factory.backend(), 0, null);
+    }
+
+    public AgentStatus status() {
+        return status;
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    // ---- lifecycle ----
+
+    @Override
+    public void start() {
+        synchronized (lifecycleLock) {
+            if (running) {
+                return;
+            }
+            running = true;
+            stopping = false;
+            log.info("allsum worker rank {} of {} in group '{}' (backend {}, instance {}) joining {}",
+                    props.rank(), props.worldSize(), props.group(), factory.backend(), instanceId, props.server());
+            heartbeats = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
+                    .name("allsum-heartbeat").factory());
+            long every = props.heartbeatInterval().toMillis();
+            heartbeats.scheduleWithFixedDelay(this::heartbeat, every, every, TimeUnit.MILLISECONDS);
+            // Daemon: a stuck client call must never keep the JVM alive after the context closed.
+            agentThread = Thread.ofPlatform().daemon().name("allsum-agent").start(this::runAgent);
+        }
+    }
+
+    @Override
+    public void stop() {
+        Thread thread;
+        synchronized (lifecycleLock) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            stopping = true;
+            thread = agentThread;
+        }
+        ActiveGeneration generation = current;
+        if (generation != null) {
+            generation.markBroken("worker rank " + props.rank() + " is shutting down");
+        }
+        heartbeats.shutdownNow();
+        if (thread != Thread.currentThread()) {
+            thread.interrupt();
+            joinQuietly(thread, props.heartbeatInterval().plus(Duration.ofSeconds(5)));
+        }
+        leaveGroup();
+        if (generation != null) {
+            generation.close();
+        }
+        if (status.state() != AgentState.FAILED) {
+            setStatus(AgentState.STOPPED, generation, null);
+        }
+    }
+
+    /** Tells the server this rank is gone, so that the others learn it at once; never holds shutdown up long. */
+    private void leaveGroup() {
+        Thread leaving = Thread.ofVirtual().name("allsum-leave").start(() -> {
+            try {
+                client.leave(props.group(), new LeaveRequest(props.rank(), instanceId));
+                log.info("Rank {} left group '{}'", props.rank(), props.group());
+            } catch (RuntimeException e) {
+                log.warn("Rank {} could not leave group '{}': {}", props.rank(), props.group(), e.getMessage());
+            }
+        });
+        // An unreachable server would otherwise keep the client retrying for its whole deadline.
+        joinQuietly(leaving, LEAVE_DEADLINE);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    // ---- the agent thread ----
+
+    private void runAgent() {
+        try {
+            while (!stopping) {
+                ActiveGeneration generation = formGeneration();
+                if (generation == null) {
+                    return;
+                }
+                current = generation;
+                setStatus(AgentState.READY, generation, null);
+                log.info("Rank {} READY in generation {} of group '{}' ({} ranks, {})", props.rank(),
+                        generation.number(), props.group(), props.worldSize(), factory.backend());
+                serveJobs(generation);
+                current = null;
+                generation.markBroken("worker rank " + props.rank() + " left generation " + generation.number());
+                generation.close();
+                if (stopping) {
+                    return;
+                }
+                if (generation.readyNanos() >= STABLE_AFTER.toNanos()) {
+                    restarts = 0;
+                }
+                recover("generation " + generation.number() + " broke: " + generation.brokenReason());
+            }
+        } catch (FatalAgentException e) {
+            giveUp(e.exitCode(), e.getMessage());
+        } catch (RuntimeException | Error e) {
+            if (!stopping) {
+                log.error("Worker agent rank {} failed unexpectedly", props.rank(), e);
+                giveUp(EXIT_UNEXPECTED, "worker agent rank " + props.rank() + " failed unexpectedly: " + e);
+            }
+        }
+    }
+
+    /** Joins until a generation completes and its communicator is built; null when stopping. */
+    private ActiveGeneration formGeneration() {
+        while (!stopping) {
+            setStatus(AgentState.JOINING, null, status.lastFailure());
+            GroupView view;
+            try {
+                CommunicatorFactory.JoinContribution contribution = factory.prepareJoin(props.rank());
+                view = client.join(joinRequest(contribution), props.joinDeadline());
+            } catch (AllsumClientException e) {
+                if (stopping) {
+                    return null;
+                }
+                if (PERMANENT_REJECTIONS.contains(e.status())) {
+                    throw new FatalAgentException(EXIT_REJECTED, "rendezvous server " + props.server()
+                            + " rejected the join of rank " + props.rank() + ": " + e.getMessage(), e);
+                }
+                recover(e.status() == 0 && !e.timedOut()
+                        ? "rendezvous server " + props.server() + " unreachable: " + e.getMessage()
+                        : "join of rank " + props.rank() + " at " + props.server() + " failed: " + e.getMessage());
+                continue;
+            } catch (CommException e) {
+                recover("preparing the join of rank " + props.rank() + " failed: " + e.getMessage());
+                continue;
+            }
+            log.info("Rank {} joined generation {} of group '{}'; building the {} communicator", props.rank(),
+                    view.generation(), props.group(), factory.backend());
+            try {
+                Communicator communicator = factory.create(view, props.rank(), props.collectiveDeadline());
+                return new ActiveGeneration(view, communicator);
+            } catch (CommException e) {
+                if (stopping) {
+                    return null;
+                }
+                reportGenerationFailure(view.generation(), e);
+                recover("communicator set-up for generation " + view.generation() + " failed: " + e.getMessage());
+            }
+        }
+        return null;
+    }
+
+    private JoinRequest joinRequest(CommunicatorFactory.JoinContribution contribution) {
+        String device = contribution.device() != null ? contribution.device() : props.device();
+        return new JoinRequest(props.group(), props.rank(), props.worldSize(), instanceId, factory.backend(),
+                contribution.uniqueId(), contribution.endpoint(), hostName, device);
+    }
+
+    /** Long-polls jobs and runs them, in the group's order, until the generation breaks or the agent stops. */
+    private void serveJobs(ActiveGeneration generation) {
+        while (!stopping && !generation.isBroken()) {
+            Optional<JobAssignment> next;
+            try {
+                next = client.nextJob(props.group(), props.rank(), instanceId, afterSeq, props.jobPollWait());
+            } catch (RuntimeException e) {
+                if (stopping) {
+                    return;
+                }
+                if (e instanceof AllsumClientException problem && GENERATION_GONE.contains(problem.status())) {
+                    generation.markBroken("job poll answered " + problem.getMessage());
+                    return;
+                }
+                // Heartbeats decide whether the generation still stands; just do not spin.
+                log.warn("Rank {}: polling for jobs failed: {}", props.rank(), e.getMessage());
+                sleep(props.heartbeatInterval());
+                continue;
+            }
+            if (next.isEmpty()) {
+                continue;
+            }
+            JobAssignment job = next.get();
+            afterSeq = Math.max(afterSeq, job.seq());
+            if (job.generation() < generation.number()) {
+                log.info("Rank {} skips job {} (seq {}) of an earlier generation {}", props.rank(), job.jobId(),
+                        job.seq(), job.generation());
+                continue;
+            }
+            if (job.generation() > generation.number()) {
+                generation.markBroken("job " + job.jobId() + " belongs to generation " + job.generation()
+                        + ", a newer one than " + generation.number());
+                return;
+            }
+            runJob(generation, job);
+        }
+    }
+
+    private void runJob(ActiveGeneration generation, JobAssignment job) {
+        log.info("Rank {} runs job {} (seq {}): {} {} {}..{} B", props.rank(), job.jobId(), job.seq(),
+                job.spec().op(), job.spec().dtype(), job.spec().minBytes(), job.spec().maxBytes());
+        try {
+            List<RankSizeResult> results = executor.execute(generation.communicator(), job,
+                    () -> stopping || generation.isBroken());
+            report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, results));
+            restarts = 0;
+        } catch (CommException e) {
+            boolean brokeHere = generation.markBroken(e.getMessage());
+            String reason = brokeHere ? e.getMessage() : generation.brokenReason() + " (" + e.getMessage() + ")";
+            log.warn("Rank {}: job {} failed: {}", props.rank(), job.jobId(), reason);
+            report(job, failed(generation, "rank " + props.rank() + ": " + reason));
+            if (brokeHere) {
+                reportGenerationFailure(generation.number(), e);
+            }
+        } catch (RuntimeException e) {
+            if (generation.isBroken()) {
+                report(job, failed(generation, "rank " + props.rank() + ": " + generation.brokenReason()));
+                return;
+            }
+            // The spec cannot run here (an unsupported op/dtype, say): every rank refuses it alike, the
+            // communicator is untouched and the generation goes on.
+            log.warn("Rank {}: job {} failed: {}", props.rank(), job.jobId(), e.toString());
+            report(job, failed(generation, "rank " + props.rank() + ": " + e.getMessage()));
+        }
+    }
+
+    private RankReport failed(ActiveGeneration generation, String error) {
+        return new RankReport(props.rank(), instanceId, generation.number(), false, error, List.of());
+    }
+
+    private void report(JobAssignment job, RankReport report) {
+        try {
+            client.report(props.group(), job.jobId(), report);
+        } catch (RuntimeException e) {
+            log.warn("Rank {} could not report job {}: {}", props.rank(), job.jobId(), e.getMessage());
+        }
+    }
+
+    /** Tells the server the generation failed, naming the peer when the communicator knows it. */
+    private void reportGenerationFailure(long generation, CommException e) {
+        // Without a named peer, this rank's own communicator is what failed.
+        int failedRank = e instanceof PeerFailedException p ? p.peerRank() : props.rank();
+        try {
+            client.reportFailure(props.group(),
+                    new FailureReport(props.rank(), instanceId, generation, failedRank, e.getMessage()));
+        } catch (RuntimeException reportError) {
+            log.warn("Rank {} could not report the failure of generation {}: {}", props.rank(), generation,
+                    reportError.getMessage());
+        }
+    }
+
+    /** Counts one restart, gives up past the limit, else backs off before the next join. */
+    private void recover(String reason) {
+        restarts++;
+        if (restarts > props.maxRestarts()) {
+            throw new FatalAgentException(EXIT_RESTARTS_EXHAUSTED, "worker rank " + props.rank() + " of group '"
+                    + props.group() + "' gives up after " + props.maxRestarts() + " restarts; last failure: "
+                    + reason, null);
+        }
+        setStatus(AgentState.RECOVERING, null, reason);
+        log.warn("Rank {}: {}; re-joining (restart {} of {})", props.rank(), reason, restarts, props.maxRestarts());
+        long capMillis = Math.min(MAX_BACKOFF.toMillis(), 100L << Math.min(restarts, 10));
+        sleep(Duration.ofMillis(capMillis / 2 + ThreadLocalRandom.current().nextLong(capMillis / 2 + 1)));
+    }
+
+    private void giveUp(int exitCode, String message) {
+        setStatus(AgentState.FAILED, null, message);
+        log.error("{} (exit code {})", message, exitCode);
+        exit.exit(exitCode);
+    }
+
+    // ---- heartbeats ----
+
+    private void heartbeat() {
+        ActiveGeneration generation = current;
+        if (generation == null || generation.isBroken() || stopping) {
+            return;
+        }
+        try {
+            HeartbeatResponse answer = client.heartbeat(props.group(),
+                    new HeartbeatRequest(props.rank(), instanceId, generation.number()));
+            if (answer.generation() != generation.number() || answer.state() == GenerationState.FAILED
+                    || answer.state() == GenerationState.CLOSED) {
+                String why = answer.failureReason() != null ? ": " + answer.failureReason() : "";
+                if (generation.markBroken("the server has generation " + answer.generation() + " "
+                        + answer.state() + why)) {
+                    log.warn("Rank {}: generation {} is over (server: generation {} {}{})", props.rank(),
+                            generation.number(), answer.generation(), answer.state(), why);
+                }
+            }
+        } catch (AllsumClientException e) {
+            if (GENERATION_GONE.contains(e.status())) {
+                generation.markBroken("heartbeat answered " + e.getMessage());
+            } else {
+                log.warn("Rank {}: heartbeat failed: {}", props.rank(), e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            log.warn("Rank {}: heartbeat failed: {}", props.rank(), e.toString());
+        }
+    }
+
+    // ---- helpers ----
+
+    private void setStatus(AgentState state, ActiveGeneration generation, String lastFailure) {
+        long number = generation != null ? generation.number() : status.generation();
+        status = new AgentStatus(state, props.group(), number, props.rank(), props.worldSize(), factory.backend(),
+                restarts, lastFailure);
+    }
+
+    private void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            if (!stopping) {
+                throw new IllegalStateException("agent thread interrupted", e);
+            }
+        }
+    }
+
+    private static void joinQuietly(Thread thread, Duration timeout) {
+        try {
+            if (!thread.join(timeout)) {
+                log.warn("Thread {} still busy after {}; shutting down anyway", thread.getName(), timeout);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.allsum.worker.agent;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Maps the environment variables users already set onto {@code allsum.worker.*} names. For each setting the first
+ * variable present wins: ALLSUM_* before torchrun's (RANK, WORLD_SIZE, LOCAL_RANK) before MLX's (MLX_RANK,
+ * MLX_WORLD_SIZE). Explicit {@code allsum.worker.*} properties beat all of them (see
+ * {@link WorkerEnvironmentPostProcessor}).
+ */
+public final class WorkerEnvironmentAliases {
+
+    static final String PREFIX = "allsum.worker.";
+
+    /** Property name (without prefix) to the variables that may supply it, in precedence order. */
+    static final Map<String, List<String>> ALIASES = aliases();
+
+    private WorkerEnvironmentAliases() {
+    }
+
+    private static Map<String, List<String>> aliases() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("server", List.of("ALLSUM_SERVER"));
+        m.put("group", List.of("ALLSUM_GROUP"));
+        m.put("rank", List.of("ALLSUM_RANK", "RANK", "MLX_RANK"));
+        m.put("world-size", List.of("ALLSUM_WORLD_SIZE", "WORLD_SIZE", "MLX_WORLD_SIZE"));
+        m.put("backend", List.of("ALLSUM_BACKEND"));
+        // LOCAL_RANK is the GPU index within the host, which is what picks the device (never rank % devices).
+        m.put("device", List.of("ALLSUM_DEVICE", "LOCAL_RANK"));
+        m.put("token", List.of("ALLSUM_TOKEN"));
+        return Map.copyOf(m);
+    }
+
+    /** The {@code allsum.worker.*} properties the environment supplies, with the variable each came from. */
+    public static Map<String, Resolved> resolve(Map<String, String> environment) {
+        Map<String, Resolved> out = new LinkedHashMap<>();
+        ALIASES.forEach((property, variables) -> {
+            for (String variable : variables) {
+                String value = environment.get(variable);
+                if (value != null && !value.isBlank()) {
+                    out.put(PREFIX + property, new Resolved(value.trim(), variable));
+                    return;
+                }
+            }
+        });
+        return out;
+    }
+
+    /** A property value and the environment variable it came from. */
+    public record Resolved(String value, String variable) {
+    }
+}

@@ -1,0 +1,244 @@
+package io.allsum.worker.agent;
+
+import io.allsum.model.Backend;
+import io.allsum.model.jobs.JobAssignment;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.worker.comm.PeerFailedException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Status;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class WorkerAgentTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final ScriptedRendezvous server = new ScriptedRendezvous();
+    private final StubCommunicatorFactory factory = new StubCommunicatorFactory(Backend.RING, true);
+    private final CompletableFuture<Integer> exitCode = new CompletableFuture<>();
+    private WorkerAgent agent;
+
+    @AfterEach
+    void stopAgent() {
+        if (agent != null) {
+            agent.stop();
+        }
+    }
+
+    private WorkerAgent start(int maxRestarts, JobExecutor executor) {
+        WorkerProperties props = new WorkerProperties(URI.create("http://localhost:1"), "g1", 1, 3,
+                BackendChoice.RING, null, null, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(5),
+                Duration.ofSeconds(1), maxRestarts, "127.0.0.1", null);
+        agent = new WorkerAgent(props, server, factory, executor, exitCode::complete, "r1-test", "host-a");
+        agent.start();
+        return agent;
+    }
+
+    private static JobAssignment job(String id, long seq, long generation) {
+        return new JobAssignment(id, seq, generation, JobSpec.allSum(64));
+    }
+
+    private static final List<RankSizeResult> ONE_ROW = List.of(new RankSizeResult(64, 16, 12.5, 0));
+
+    @Test
+    void joinsWithRetriesWhileTheServerIsUnreachableThenBecomesReady() {
+        server.joinErrors.add(ScriptedRendezvous.unreachable());
+        server.joinErrors.add(ScriptedRendezvous.unreachable());
+        start(5, (c, j, stop) -> ONE_ROW);
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
+
+        assertThat(server.joins).hasSize(3);
+        assertThat(server.joins.getFirst()).satisfies(j -> {
+            assertThat(j.group()).isEqualTo("g1");
+            assertThat(j.rank()).isEqualTo(1);
+            assertThat(j.worldSize()).isEqualTo(3);
+            assertThat(j.backend()).isEqualTo(Backend.RING);
+            assertThat(j.endpoint()).isEqualTo("127.0.0.1:40001");
+            assertThat(j.instanceId()).isEqualTo("r1-test");
+        });
+        assertThat(factory.generations).containsExactly(1L);
+        assertThat(exitCode).isNotDone();
+    }
+
+    @Test
+    void heartbeatSeeingANewerGenerationAbortsTheCommunicatorAndRejoins() {
+        start(5, (c, j, stop) -> ONE_ROW);
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
+
+        server.state = GenerationState.JOINING;
+        server.generation = 2;
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY
+                && agent.status().generation() == 2);
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+        assertThat(factory.created.getFirst().closes).hasValue(1);
+        assertThat(factory.generations).containsExactly(1L, 2L);
+        assertThat(server.joins).hasSize(2);
+    }
+
+    @Test
+    void heartbeatSeeingItsGenerationFailedRejoins() {
+        start(5, (c, j, stop) -> ONE_ROW);
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
+
+        server.state = GenerationState.FAILED;
+
+        await().atMost(WAIT).until(() -> server.joins.size() == 2);
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+    }
+
+    @Test
+    void successfulJobIsReportedAndTheNextPollStartsAfterItsSeq() {
+        start(5, (c, j, stop) -> ONE_ROW);
+        server.jobs.add(job("job-7", 7, 1));
+
+        await().atMost(WAIT).until(() -> !server.reports.isEmpty() && server.polledAfter.contains(7L));
+
+        assertThat(server.reports.getFirst()).satisfies(r -> {
+            assertThat(r.succeeded()).isTrue();
+            assertThat(r.rank()).isEqualTo(1);
+            assertThat(r.generation()).isEqualTo(1L);
+            assertThat(r.instanceId()).isEqualTo("r1-test");
+            assertThat(r.results()).isEqualTo(ONE_ROW);
+        });
+        assertThat(server.failures).isEmpty();
+    }
+
+    @Test
+    void jobFailingWithAPeerFailureReportsTheJobAndTheGenerationNamingThePeerThenRejoins() {
+        start(5, (c, j, stop) -> {
+            throw new PeerFailedException("all_reduce", 1, 2, "closed its connection", null);
+        });
+        server.jobs.add(job("job-1", 1, 1));
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY
+                && agent.status().generation() == 2);
+
+        assertThat(server.reports).singleElement().satisfies(r -> {
+            assertThat(r.succeeded()).isFalse();
+            assertThat(r.error()).contains("peer rank 2").contains("all_reduce");
+        });
+        assertThat(server.failures).singleElement().satisfies(f -> {
+            assertThat(f.failedRank()).isEqualTo(2);
+            assertThat(f.generation()).isEqualTo(1L);
+            assertThat(f.reporterRank()).isEqualTo(1);
+        });
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+    }
+
+    @Test
+    void jobThatCannotRunHereIsReportedFailedButTheGenerationGoesOn() {
+        start(5, (c, j, stop) -> {
+            throw new UnsupportedOperationException("float8 is not supported by the ring backend");
+        });
+        server.jobs.add(job("job-1", 1, 1));
+        server.jobs.add(job("job-2", 2, 1));
+
+        await().atMost(WAIT).until(() -> server.reports.size() == 2);
+
+        assertThat(server.reports).allSatisfy(r -> assertThat(r.error()).contains("float8"));
+        assertThat(server.failures).isEmpty();
+        assertThat(agent.status().generation()).isEqualTo(1);
+        assertThat(factory.created.getFirst().aborts).hasValue(0);
+    }
+
+    @Test
+    void failedJobPollsArePausedAndRetriedWithoutLeavingTheGeneration() {
+        server.pollErrors.add(ScriptedRendezvous.unreachable());
+        server.pollErrors.add(new IllegalStateException("unexpected answer"));
+        start(5, (c, j, stop) -> ONE_ROW);
+        server.jobs.add(job("job-1", 1, 1));
+
+        await().atMost(WAIT).until(() -> server.reports.size() == 1);
+        assertThat(server.reports.getFirst().succeeded()).isTrue();
+        assertThat(server.joins).hasSize(1);
+        assertThat(exitCode).isNotDone();
+    }
+
+    @Test
+    void jobOfAnEarlierGenerationIsSkipped() {
+        server.generation = 3;
+        start(5, (c, j, stop) -> ONE_ROW);
+        server.jobs.add(job("old", 4, 2));
+        server.jobs.add(job("current", 5, 3));
+
+        await().atMost(WAIT).until(() -> server.reports.size() == 1 && server.polledAfter.contains(5L));
+        assertThat(server.reports.getFirst().generation()).isEqualTo(3L);
+    }
+
+    @Test
+    void givesUpWithANonZeroExitAfterMaxRestarts() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            server.joinErrors.add(new io.allsum.client.AllsumClientException(0, "Join deadline passed",
+                    "missing ranks [2]", true, null));
+        }
+        start(2, (c, j, stop) -> ONE_ROW);
+
+        assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
+        assertThat(agent.status().state()).isEqualTo(AgentState.FAILED);
+        assertThat(agent.status().lastFailure()).contains("gives up after 2 restarts").contains("missing ranks [2]");
+        assertThat(server.joins).hasSize(3);
+    }
+
+    @Test
+    void aRejectedJoinExitsAtOnce() throws Exception {
+        server.joinErrors.add(ScriptedRendezvous.problem(401, "Unauthorized", "missing or wrong bearer token"));
+        start(5, (c, j, stop) -> ONE_ROW);
+
+        assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_REJECTED);
+        assertThat(agent.status().lastFailure()).contains("401").contains("bearer token");
+        assertThat(server.joins).hasSize(1);
+    }
+
+    @Test
+    void stopAbortsTheJobInFlightLeavesTheGroupAndClosesTheCommunicator() throws Exception {
+        CountDownLatch jobStarted = new CountDownLatch(1);
+        start(5, (c, j, stop) -> {
+            jobStarted.countDown();
+            StubCommunicator stub = (StubCommunicator) c;
+            // Like a real collective: runs until the communicator is aborted.
+            await().atMost(WAIT).until(() -> stub.aborts.get() > 0);
+            throw new io.allsum.worker.comm.CommException("all_reduce", 1, "communicator aborted");
+        });
+        server.jobs.add(job("long", 1, 1));
+        assertThat(jobStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        agent.stop();
+
+        assertThat(agent.status().state()).isEqualTo(AgentState.STOPPED);
+        assertThat(server.leaves).singleElement().satisfies(l -> {
+            assertThat(l.rank()).isEqualTo(1);
+            assertThat(l.instanceId()).isEqualTo("r1-test");
+        });
+        assertThat(factory.created.getFirst().closes).hasValue(1);
+        assertThat(exitCode).isNotDone();
+    }
+
+    @Test
+    void healthIsUpOnlyWhileReadyWithTheGenerationInItsDetails() {
+        server.joinErrors.add(ScriptedRendezvous.unreachable());
+        CommunicatorHealthIndicator health = new CommunicatorHealthIndicator(start(5, (c, j, stop) -> ONE_ROW));
+        assertThat(health.health().getStatus()).isIn(Status.OUT_OF_SERVICE, Status.UP);
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
+        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        assertThat(health.health().getDetails()).containsEntry("group", "g1").containsEntry("generation", 1L)
+                .containsEntry("rank", 1).containsEntry("backend", Backend.RING);
+
+        agent.stop();
+        assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(health.health().getDetails()).containsEntry("state", AgentState.STOPPED);
+    }
+}
