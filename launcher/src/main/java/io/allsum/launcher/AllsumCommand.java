@@ -191,8 +191,8 @@ public final class AllsumCommand implements Callable<Integer> {
     /** Checks what picocli's types cannot: ranges and combinations. Throws a usage error naming the option. */
     void validate() {
         List<String> problems = new ArrayList<>();
-        if (minBytes < 1) {
-            problems.add("-b/--minbytes must be at least 1 byte");
+        if (minBytes < 0) {
+            problems.add("-b/--minbytes must not be negative");
         }
         if (maxBytes < minBytes) {
             problems.add("-e/--maxbytes (" + maxBytes + ") is below -b/--minbytes (" + minBytes + ")");

@@ -31,8 +31,8 @@ final class JobSpecValidator {
                 : withTimeout(submitted, (int) Math.min(Integer.MAX_VALUE, properties.defaultTimeout().toSeconds()))
                 .withDefaults();
         CollectiveOp op = s.op();
-        if (s.minBytes() < 1) {
-            throw JobProblems.badField("minBytes", "must be at least 1 byte, was " + s.minBytes());
+        if (s.minBytes() < 0) {
+            throw JobProblems.badField("minBytes", "must not be negative (0 runs one zero-byte size), was " + s.minBytes());
         }
         if (s.maxBytes() < s.minBytes()) {
             throw JobProblems.badField("maxBytes", "must be at least minBytes (" + s.minBytes() + "), was " + s.maxBytes());

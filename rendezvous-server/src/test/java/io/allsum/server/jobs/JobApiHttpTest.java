@@ -138,7 +138,7 @@ class JobApiHttpTest extends JobsHttpTestBase {
         directory.form(group, 4);
 
         Map<Map<String, Object>, String> cases = Map.of(
-                Map.of("minBytes", 0), "minBytes",
+                Map.of("minBytes", -1), "minBytes",
                 Map.of("minBytes", 64, "maxBytes", 8), "maxBytes",
                 Map.of("stepFactor", 0), "stepFactor",
                 Map.of("iterations", 0), "iterations",

@@ -28,7 +28,7 @@ class JobSpecValidatorTest {
 
     static Stream<Arguments> badSpecs() {
         return Stream.of(
-                Arguments.of(spec(null, null, null, 0L, 8L, null, null, null, null), "minBytes"),
+                Arguments.of(spec(null, null, null, -1L, 8L, null, null, null, null), "minBytes"),
                 Arguments.of(spec(null, null, null, -8L, 8L, null, null, null, null), "minBytes"),
                 Arguments.of(spec(null, null, null, 64L, 8L, null, null, null, null), "maxBytes"),
                 Arguments.of(spec(null, null, null, 8L, (64L << 30) + 1, null, null, null, null), "maxBytes"),

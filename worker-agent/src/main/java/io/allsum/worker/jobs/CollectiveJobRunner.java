@@ -120,8 +120,8 @@ public final class CollectiveJobRunner {
 
     private static JobSpec validated(JobSpec spec, int worldSize) {
         JobSpec job = Objects.requireNonNull(spec, "spec").withDefaults();
-        if (job.minBytes() < 1 || job.maxBytes() < job.minBytes()) {
-            throw new IllegalArgumentException("sizes must satisfy 1 <= minBytes <= maxBytes, got "
+        if (job.minBytes() < 0 || job.maxBytes() < job.minBytes()) {
+            throw new IllegalArgumentException("sizes must satisfy 0 <= minBytes <= maxBytes, got "
                     + job.minBytes() + ".." + job.maxBytes());
         }
         if (job.iterations() < 1) {

@@ -32,16 +32,16 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * Groups of 2, 3 and 4 real worker JVMs (ring backend) against the real rendezvous server: every collective x
  * every dtype (every reduction for all-reduce), over a sweep whose counts are not divisible by the world size;
- * each job must succeed with zero wrong elements and exactly the rows computed here. (Zero-length buffers are
- * covered by the ring's own tests: the server accepts no job smaller than one byte.)
+ * each job must succeed with zero wrong elements and exactly the rows computed here. Every sweep starts with a
+ * zero-length size.
  */
 class RingGroupsIT {
 
     /**
-     * Sweep 1 B x5 .. 625 B: sizes below one element are skipped for the wider types (so each type starts at a
-     * different count), and most counts (1, 5, 25, 31, 125, ...) are not divisible by 2, 3 or 4 ranks.
+     * Sweep 0 B, then one element (one element per rank for gather ops) x5 .. 625 B: most counts (1, 5, 25, 125)
+     * are not divisible by 2, 3 or 4 ranks.
      */
-    static final long MIN_BYTES = 1;
+    static final long MIN_BYTES = 0;
     static final long MAX_BYTES = 625;
     static final int STEP = 5;
     static final Duration JOBS_DEADLINE = Duration.ofMinutes(4);

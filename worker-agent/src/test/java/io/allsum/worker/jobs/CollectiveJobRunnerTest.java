@@ -64,15 +64,15 @@ class CollectiveJobRunnerTest {
     }
 
     @Test
-    void sweepIncludesEmptySizesAndCountsNotDivisibleByTheWorldSize() {
+    void sweepSkipsSizesBelowOneShareAndHandlesCountsNotDivisibleByTheWorldSize() {
         JobSpec spec = sweep(CollectiveOp.ALL_GATHER, DataType.FLOAT32, ReduceOp.SUM, 0, false);
 
         List<RankSizeResult> results = Ranks.onEveryRank(3,
                 comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE)).getFirst();
 
-        // 1, 3, 9 bytes hold no whole share of 3 floats; 27 rounds to 24 B (2 floats each); 81 to 72 B (6 each).
-        assertThat(results).extracting(RankSizeResult::bytes).containsExactly(0L, 24L, 72L);
-        assertThat(results).extracting(RankSizeResult::count).containsExactly(0L, 2L, 6L);
+        // 1, 3, 9 bytes hold no whole share of 3 floats (skipped); 27 rounds to 24 B (2 floats each); 81 to 72 B.
+        assertThat(results).extracting(RankSizeResult::bytes).containsExactly(24L, 72L);
+        assertThat(results).extracting(RankSizeResult::count).containsExactly(2L, 6L);
         assertThat(results).extracting(RankSizeResult::wrongElements).containsOnly(0L);
         assertThat(results).allSatisfy(r -> assertThat(r.timeMicros()).isNotNegative());
     }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi
+# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh) and, for ring/rdv, .carry/torch_anchor.py
+# (the reference script from ../shared/anchors). Output goes to stdout and $OUT/<part>.txt.
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/allsum-out}; mkdir -p "$OUT"
+repo=$(pwd)
+base=/tmp/allsum-dist
+[ -x $base/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $base && tar -C $base -xJf .carry/allsum-linux-x86_64.tar.xz; }
+export ALLSUM_HOME=$base/allsum-linux-x86_64
+export PATH=$ALLSUM_HOME/bin:$PATH
+# Java and native must bind the same libnccl: python's wheel (2.28.9) first for both.
+NCCL_DIR=$(python3 -c 'import nvidia.nccl,os;print(os.path.join(list(nvidia.nccl.__path__)[0],"lib"))' 2>/dev/null)
+export ALLSUM_NCCL_LIB_DIR=$NCCL_DIR LD_LIBRARY_PATH=$NCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+JAVA=$ALLSUM_HOME/runtime/bin/java
+worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
+native() { [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null; /tmp/allreduce_bench "$@"; }
+secs() { local s=$(date +%s.%N); "$@"; local rc=$?; echo "# wall $(echo "$(date +%s.%N) - $s" | bc) s, exit $rc"; }
+
+part_env() {
+  date -u; uname -sr; nproc; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv
+  nvidia-smi topo -m 2>/dev/null | head -6
+  nvcc --version | tail -1
+  python3 -c 'import torch; print("torch", torch.__version__, "nccl", torch.cuda.nccl.version(), "gpus", torch.cuda.device_count())'
+  echo "libnccl (python wheel): $(ls $NCCL_DIR/libnccl.so* 2>/dev/null)"; ldconfig -p | grep -E 'libnccl|libcudart' | head -4
+  $JAVA -version 2>&1 | head -2
+  du -sh $ALLSUM_HOME; ls -la .carry/
+}
+
+part_nccl1() { # one GPU: native blocking, Java backend, native non-blocking (same sweep, same library)
+  export CUDA_VISIBLE_DEVICES=0
+  echo "## native, blocking communicator"; secs native -b 8 -e 1G -f 2 -n 20 -w 5
+  echo "## allsum NCCL backend (NcclSelfCheck: every op x dtype, then the sweep)"; secs allsum-selfcheck -b 8 -e 1G -f 2 -n 20 -w 5
+  echo "## native, non-blocking communicator (as the Java backend builds it)"; secs native -b 8 -e 1G -f 2 -n 20 -w 5 --nonblocking 1
+}
+
+part_launcher1() { # one GPU through the whole product: server + 1 NCCL worker + job, 8 B .. 1 GiB
+  export CUDA_VISIBLE_DEVICES=0
+  secs allsum --backend nccl --ranks 1 -b 8 -e 1G -f 2 -n 20 -w 5 --json "$OUT/launcher1.json"
+}
+
+part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch
+  export CUDA_VISIBLE_DEVICES=0
+  for i in 1 2 3; do echo "## allsum cold start $i"; secs allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q >/dev/null; done
+  for i in 1 2 3; do echo "## torch cold start $i"; secs python3 bench/h200/torch_cold_start.py; done
+}
+
+part_ring() { # CPU: allsum ring vs Gloo, same host, same run
+  echo "## allsum ring, loopback probe"; $JAVA -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --probe -b 1M -e 64M -f 4
+  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --launch $n -b 1M -e 256M -f 4; done
+  echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
+}
+
+part_rdv() { # rendezvous: allsum vs TCPStore, same host, same run
+  export ALLSUM_TOKEN=bench$RANDOM$RANDOM
+  allsum-server --server.port=18080 > /tmp/rdv-server.log 2>&1 & local pid=$!
+  for _ in $(seq 120); do curl -fsS http://127.0.0.1:18080/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+  local jpid; jpid=$(pgrep -f 'server.port=18080' | head -1)
+  allsum bench-rendezvous --server http://127.0.0.1:18080 --token "$ALLSUM_TOKEN" --ranks 64,256,1024,4096 --rounds 5 --server-pid "$jpid"
+  echo "# server VmHWM: $(grep VmHWM /proc/$jpid/status)"
+  kill $pid; wait $pid 2>/dev/null
+  echo "## TCPStore (torch_anchor.py store)"; python3 .carry/torch_anchor.py store
+}
+
+part_multi() { # every GPU: sweep to 8 GiB vs native, every op x dtype, and a worker killed mid-job
+  local n; n=$(nvidia-smi -L | wc -l)
+  echo "## allsum launcher, $n NCCL ranks, all-sum 8 B .. 8 GiB"
+  secs allsum --backend nccl -b 8 -e 8G -f 2 -n 20 -w 5 --timeout 900 --json "$OUT/multi-sweep.json"
+  echo "## native, one process per GPU (id through a file)"
+  rm -f /tmp/ncclid; local pids=()
+  for r in $(seq 0 $((n - 1))); do native -b 8 -e 8G -f 2 -n 20 -w 5 --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
+  for p in "${pids[@]}"; do wait $p; done; cat /tmp/native-0.txt; tail -2 /tmp/native-1.txt
+
+  echo "## a standing cluster: server + $n workers"
+  export ALLSUM_TOKEN=multi$RANDOM$RANDOM; local url=http://127.0.0.1:18090
+  allsum-server --server.port=18090 > /tmp/m-server.log 2>&1 &
+  start_worker() { ALLSUM_SERVER=$url ALLSUM_GROUP=g ALLSUM_RANK=$1 ALLSUM_WORLD_SIZE=$n ALLSUM_BACKEND=nccl ALLSUM_DEVICE=$1 \
+      ALLSUM_TOKEN=$ALLSUM_TOKEN allsum-worker --server.port=0 > /tmp/m-worker-$1-$2.log 2>&1 & echo $! > /tmp/m-worker-$1.pid; }
+  for r in $(seq 0 $((n - 1))); do start_worker $r 1; done
+  status() { curl -fsS -H "Authorization: Bearer $ALLSUM_TOKEN" $url/rendezvous/g; }
+  for _ in $(seq 240); do status 2>/dev/null | grep -q '"state":"complete"' && break; sleep 0.5; done; status; echo
+  local t=(--server $url --group g --token "$ALLSUM_TOKEN" -q)
+  echo "## every op x dtype on $n GPUs (0 B .. 64 MiB x4, verified)"
+  for c in all_reduce reduce_scatter reduce all_gather broadcast send_recv; do
+    for d in int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double f8e4m3 f8e5m2; do
+      local ops=(sum); case $c in all_reduce|reduce_scatter|reduce) ops=(sum prod max min avg);; esac
+      for o in "${ops[@]}"; do
+        if [ "$o" = avg ] && [[ $d == f8* ]]; then echo "$c $d $o: skipped (NCCL has no avg for float8)"; continue; fi
+        local line; line=$(allsum "${t[@]}" --collective $c -d $d -o $o -b 0 -e 64M -f 4 -n 5 -w 2 2>&1 | grep -E 'Out of bounds|allsum:' | tr -s ' ')
+        echo "$c $d $o: exit ${PIPESTATUS[0]} $line"
+      done
+    done
+  done
+  echo "## kill rank 1 mid-job"
+  allsum "${t[@]}" -b 1G -e 8G -f 2 -n 200 -w 5 --timeout 300 > /tmp/m-kill.out 2> /tmp/m-kill.err & local lp=$!
+  sleep 12; local victim; victim=$(cat /tmp/m-worker-1.pid); echo "killing worker rank 1 (pid $victim) at $(date +%T.%N)"
+  kill -9 $victim; pkill -9 -P $victim 2>/dev/null
+  local k0; k0=$(date +%s.%N); wait $lp; echo "launcher exit $? after $(echo "$(date +%s.%N) - $k0" | bc) s"; cat /tmp/m-kill.err
+  status; echo
+  echo "## restart rank 1: the group re-forms as the next generation"
+  start_worker 1 2
+  for _ in $(seq 240); do status 2>/dev/null | grep -q '"generation":2,"state":"complete"' && break; sleep 0.5; done; status; echo
+  secs allsum "${t[@]}" -b 8 -e 64M -f 8
+  echo "## worker logs (tail)"; for f in /tmp/m-worker-*.log; do echo "--- $f"; grep -E 'ERROR|WARN|generation|abort|failed' $f | tail -8; done
+  pkill -f allsum-worker; pkill -f 'server.port=18090'; sleep 2
+}
+
+for part in "$@"; do
+  echo "######## $part"
+  "part_$part" 2>&1 | tee "$OUT/$part.txt"
+done

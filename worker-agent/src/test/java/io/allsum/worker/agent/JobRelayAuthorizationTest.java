@@ -1,0 +1,56 @@
+package io.allsum.worker.agent;
+
+import io.allsum.client.AllsumClient;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.TestPropertySource;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import org.springframework.test.web.servlet.assertj.MockMvcTester;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+/** A worker that holds a token relays only for callers that present it: the relay must not bypass the server's auth. */
+@WebMvcTest(JobRelayController.class)
+@Import(JobRelayControllerTest.WorkerSettings.class)
+@TestPropertySource(properties = {"allsum.worker.group=relay-g", "allsum.worker.rank=0",
+        "allsum.worker.world-size=2", "allsum.worker.token=s3cret"})
+class JobRelayAuthorizationTest {
+
+    @Autowired
+    MockMvcTester mvc;
+
+    @MockitoBean
+    AllsumClient client;
+
+    @Test
+    void submissionWithoutTheTokenIs401WithBearerChallengeAndNotRelayed() {
+        assertThat(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{}"))
+                .hasStatus(401)
+                .hasHeader("WWW-Authenticate", "Bearer")
+                .bodyJson().extractingPath("$.detail").asString().contains("missing bearer token");
+        verify(client, never()).submitJob(anyString(), any());
+    }
+
+    @Test
+    void wrongTokenIs401() {
+        assertThat(mvc.get().uri("/jobs/j-1").header("Authorization", "Bearer guess"))
+                .hasStatus(401)
+                .bodyJson().extractingPath("$.detail").asString().contains("wrong bearer token");
+        verify(client, never()).job(anyString(), anyString());
+    }
+
+    @Test
+    void theWorkersOwnTokenIsAccepted() {
+        when(client.job("relay-g", "j-1")).thenReturn(null);
+        assertThat(mvc.get().uri("/jobs/j-1").header("Authorization", "Bearer s3cret")).hasStatusOk();
+        verify(client).job("relay-g", "j-1");
+    }
+}
