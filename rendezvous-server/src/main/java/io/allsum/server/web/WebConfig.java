@@ -1,13 +1,11 @@
 package io.allsum.server.web;
 
-import io.allsum.model.Protocol;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
-import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import java.time.Duration;
@@ -17,7 +15,7 @@ public class WebConfig implements WebMvcConfigurer {
 
     /** Runs right after the token check, so unauthenticated bodies are never read. */
     public static final int BODY_LIMIT_ORDER = Ordered.HIGHEST_PRECEDENCE + 20;
-    /** Slack above the longest join wait, so that the container's async timeout never answers first. */
+    /** Slack above the longest wait, so that the container's async timeout (job long-polls) never answers first. */
     private static final Duration ASYNC_TIMEOUT_SLACK = Duration.ofSeconds(60);
 
     private final RendezvousProperties properties;
@@ -29,11 +27,6 @@ public class WebConfig implements WebMvcConfigurer {
     @Override
     public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
         configurer.setDefaultTimeout(properties.maxWait().plus(ASYNC_TIMEOUT_SLACK).toMillis());
-    }
-
-    @Override
-    public void addInterceptors(InterceptorRegistry registry) {
-        registry.addInterceptor(new DeliveryInterceptor()).addPathPatterns(Protocol.RENDEZVOUS_PATH);
     }
 
     @Bean
