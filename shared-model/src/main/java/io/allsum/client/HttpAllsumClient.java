@@ -307,7 +307,8 @@ public final class HttpAllsumClient implements AllsumClient {
             Duration pause;
             try {
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                Answer answer = new Answer(response.statusCode(), response.body(), response.headers());
+                Answer answer = new Answer(response.statusCode(), decoded(response, method, path),
+                        response.headers());
                 if (answer.status() != 503) {
                     return answer;
                 }
@@ -339,6 +340,17 @@ public final class HttpAllsumClient implements AllsumClient {
         }
     }
 
+    /** The body as the server encoded it: join answers come gzipped, since every request asks for that. */
+    private static byte[] decoded(HttpResponse<byte[]> response, String method, String path) {
+        try {
+            return GzipBodies.decode(response.body(), response.headers());
+        } catch (IOException e) {
+            throw new AllsumClientException(response.statusCode(), "Unreadable answer", method + " "
+                    + stripQuery(path) + " answered " + response.statusCode() + " with a gzip body that does not "
+                    + "inflate: " + describe(e), false, e);
+        }
+    }
+
     private Duration retryPauseOrGiveUp(IOException e, String method, String path, int retry, long retryDeadline) {
         if (closed.get()) {
             throw clientClosed(e);
@@ -360,7 +372,9 @@ public final class HttpAllsumClient implements AllsumClient {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path))
                 .timeout(httpTimeout)
                 .header("User-Agent", USER_AGENT)
-                .header("Accept", "application/json, " + Protocol.PROBLEM_JSON);
+                .header("Accept", "application/json, " + Protocol.PROBLEM_JSON)
+                // A view of N members is O(N) bytes per rank; gzipped it is about a tenth (docs/protocol.md).
+                .header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
         if (authorization != null) {
             builder.header("Authorization", authorization);
         }

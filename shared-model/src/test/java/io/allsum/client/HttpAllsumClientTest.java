@@ -221,6 +221,40 @@ class HttpAllsumClientTest {
     }
 
     @Test
+    void asksForGzipAndInflatesAGzipJoinAnswer() throws IOException {
+        StubAllsumServer server = stub().then(Reply.gzipJson(200, GROUP_VIEW));
+
+        var outcome = client(server.uri(), FAST).joinOnce(rank(1), Duration.ofSeconds(1));
+
+        assertThat(server.requests().getFirst().header("Accept-Encoding")).isEqualTo("gzip");
+        assertThat(outcome.complete().uniqueId()).isEqualTo(UNIQUE_ID);
+        assertThat(outcome.complete().members()).extracting(m -> m.instanceId()).containsExactly("i0", "i1");
+    }
+
+    @Test
+    void aGzipErrorAnswerStillCarriesItsProblemDetail() throws IOException {
+        StubAllsumServer server = stub().then(Reply.gzipJson(409,
+                "{\"status\":409,\"title\":\"Conflict\",\"detail\":\"rank 1 is held\"}"));
+
+        assertThatThrownBy(() -> client(server.uri(), FAST).joinOnce(rank(1), Duration.ofSeconds(1)))
+                .isInstanceOfSatisfying(AllsumClientException.class, e -> {
+                    assertThat(e.status()).isEqualTo(409);
+                    assertThat(e.detail()).isEqualTo("rank 1 is held");
+                });
+    }
+
+    @Test
+    void aBodyThatClaimsGzipButIsNotIsAnUnreadableAnswer() throws IOException {
+        StubAllsumServer server = stub().then(Reply.json(200, GROUP_VIEW).withHeader("Content-Encoding", "gzip"));
+
+        assertThatThrownBy(() -> client(server.uri(), FAST).joinOnce(rank(1), Duration.ofSeconds(1)))
+                .isInstanceOfSatisfying(AllsumClientException.class, e -> {
+                    assertThat(e.title()).isEqualTo("Unreadable answer");
+                    assertThat(e.detail()).contains("POST /rendezvous").contains("gzip");
+                });
+    }
+
+    @Test
     void absentOptionalFieldsAreLeftOutOfTheJoinBody() throws IOException {
         StubAllsumServer server = stub().then(Reply.json(200, GROUP_VIEW));
 

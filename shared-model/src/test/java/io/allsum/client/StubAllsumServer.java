@@ -31,7 +31,12 @@ final class StubAllsumServer implements AutoCloseable {
         }
     }
 
-    record Reply(int status, Map<String, String> headers, String body) {
+    /** @param raw the exact body bytes when they are not text (a gzip body); null to send {@code body} */
+    record Reply(int status, Map<String, String> headers, String body, byte[] raw) {
+        Reply(int status, Map<String, String> headers, String body) {
+            this(status, headers, body, null);
+        }
+
         static Reply json(int status, String body) {
             return new Reply(status, Map.of("Content-Type", "application/json"), body);
         }
@@ -42,6 +47,18 @@ final class StubAllsumServer implements AutoCloseable {
                             + detail + "\"}");
         }
 
+        /** The JSON gzipped, with {@code Content-Encoding: gzip}, as the server answers a join that asked for it. */
+        static Reply gzipJson(int status, String json) {
+            var out = new java.io.ByteArrayOutputStream();
+            try (var gzip = new java.util.zip.GZIPOutputStream(out)) {
+                gzip.write(json.getBytes(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return new Reply(status, Map.of("Content-Type", "application/json", "Content-Encoding", "gzip"), json,
+                    out.toByteArray());
+        }
+
         static Reply empty(int status) {
             return new Reply(status, Map.of(), "");
         }
@@ -49,7 +66,7 @@ final class StubAllsumServer implements AutoCloseable {
         Reply withHeader(String name, String value) {
             var copy = new java.util.HashMap<>(headers);
             copy.put(name, value);
-            return new Reply(status, Map.copyOf(copy), body);
+            return new Reply(status, Map.copyOf(copy), body, raw);
         }
     }
 
@@ -110,7 +127,7 @@ final class StubAllsumServer implements AutoCloseable {
             requests.add(recorded);
             Reply reply = next().apply(recorded);
             reply.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
-            byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = reply.raw() != null ? reply.raw() : reply.body().getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
             if (bytes.length > 0) {
                 exchange.getResponseBody().write(bytes);

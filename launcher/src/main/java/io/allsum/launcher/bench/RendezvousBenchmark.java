@@ -1,6 +1,7 @@
 package io.allsum.launcher.bench;
 
 import io.allsum.client.AllsumJson;
+import io.allsum.client.GzipBodies;
 import io.allsum.model.Backend;
 import io.allsum.model.Protocol;
 import io.allsum.model.rendezvous.GroupView;
@@ -53,7 +54,8 @@ import java.util.zip.CRC32;
  * and joins per second over the whole round (N / (last answer - first join sent)). Then the group is deleted.
  *
  * <p>The client must not be the bottleneck: one HTTP/1.1 client on virtual threads with a connection per waiting
- * rank, bodies serialized before the clock starts, and answers only checksummed (one is parsed and checked).
+ * rank, bodies serialized before the clock starts, and answers only checksummed (one is parsed and checked). Like
+ * HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth of the bytes).
  */
 @Command(name = "bench-rendezvous", mixinStandardHelpOptions = true,
         description = "Measures how fast the rendezvous server hands the group view to N simulated ranks.")
@@ -92,6 +94,13 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     @Option(names = "--server-pid", description = "Server process id: its VmRSS/VmHWM are read after each world size")
     Long serverPid;
 
+    @Option(names = "--identity", description = "Do not send Accept-Encoding: gzip (plain JSON answers, as curl gets)")
+    boolean identity;
+
+    @Option(names = "--inflate-all", description = "Inflate every gzip answer before it counts as received "
+            + "(by default only rank 0's is inflated and parsed; every rank's wire bytes are checksummed)")
+    boolean inflateAll;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new RendezvousBenchmark()).execute(args));
     }
@@ -121,9 +130,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
              HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                      .connectTimeout(Duration.ofSeconds(10)).executor(threads).build()) {
             Session session = new Session(http, threads, base, token, chosen, joinWaitSeconds,
-                    Duration.ofSeconds(roundTimeoutSeconds));
+                    Duration.ofSeconds(roundTimeoutSeconds), !identity, inflateAll);
             session.checkReachable();
-            out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", rounds " + rounds
+            out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", answers "
+                    + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", rounds " + rounds
                     + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
             out.flush();
@@ -184,9 +194,11 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         private final Backend backend;
         private final int joinWaitSeconds;
         private final Duration roundTimeout;
+        private final boolean acceptGzip;
+        private final boolean inflateAll;
 
         Session(HttpClient http, ExecutorService threads, String base, String token, Backend backend,
-                int joinWaitSeconds, Duration roundTimeout) {
+                int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip, boolean inflateAll) {
             this.http = http;
             this.threads = threads;
             this.base = base;
@@ -194,6 +206,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             this.backend = backend;
             this.joinWaitSeconds = joinWaitSeconds;
             this.roundTimeout = roundTimeout;
+            this.acceptGzip = acceptGzip;
+            this.inflateAll = inflateAll;
         }
 
         void checkReachable() throws InterruptedException {
@@ -271,21 +285,38 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             }
         }
 
-        /** One simulated rank: posts its join and re-posts after a 202 or a refused/closed connection. */
+        /**
+         * One simulated rank: posts its join and re-posts after a 202 or a refused/closed connection. Like
+         * HttpAllsumClient it asks for gzip (unless --identity); a gzip answer counts as received once its bytes are
+         * in, or once inflated with --inflate-all. Rank 0's answer is always kept, inflated, for checking.
+         */
         private Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
-            HttpRequest request = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH + "?"
-                    + Protocol.WAIT_PARAM + "=" + joinWaitSeconds)))
+            HttpRequest.Builder builder = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH
+                    + "?" + Protocol.WAIT_PARAM + "=" + joinWaitSeconds)))
                     .timeout(Duration.ofSeconds(joinWaitSeconds + 30L))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+                    .header("Content-Type", "application/json");
+            if (acceptGzip) {
+                builder.header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
+            }
+            HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             while (true) {
                 try {
                     HttpResponse<Digest> r = http.send(request, info -> Digest.subscriber(
-                            rank == 0 || info.statusCode() != 200));
-                    long received = System.nanoTime();
+                            rank == 0 || info.statusCode() != 200
+                                    || (inflateAll && GzipBodies.isGzip(info.headers()))));
                     Digest d = r.body();
                     if (r.statusCode() == 200) {
-                        return new Answer(rank, received, d.crc(), d.length(), d.bytes());
+                        boolean gzip = GzipBodies.isGzip(r.headers());
+                        if (gzip && inflateAll) {
+                            byte[] json = GzipBodies.inflate(d.bytes());
+                            long received = System.nanoTime();
+                            CRC32 crc = new CRC32();
+                            crc.update(json);
+                            return new Answer(rank, received, crc.getValue(), json.length, rank == 0 ? json : null);
+                        }
+                        long received = System.nanoTime();
+                        byte[] kept = d.bytes() != null && gzip ? GzipBodies.inflate(d.bytes()) : d.bytes();
+                        return new Answer(rank, received, d.crc(), d.length(), kept);
                     }
                     if (r.statusCode() != 202 && r.statusCode() != 503) {
                         throw new IllegalStateException("join of rank " + rank + " to " + group + " answered "

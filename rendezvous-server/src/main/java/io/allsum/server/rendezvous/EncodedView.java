@@ -2,16 +2,25 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.GroupView;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.function.Function;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
 
 /**
  * A completed generation's view, encoded once and sent as the same bytes to every rank: with N ranks the body is
- * O(N) bytes, so encoding it per answer would cost O(N^2).
+ * O(N) bytes, so encoding it per answer would cost O(N^2). The gzip form is made once too, from the same JSON.
  */
 public final class EncodedView {
 
     private final GroupView view;
-    private volatile byte[] encoded;
+    private volatile Bodies bodies;
+
+    /** The JSON and its gzip form; both are shared and must not be modified. */
+    public record Bodies(byte[] json, byte[] gzip) {
+    }
 
     EncodedView(GroupView view) {
         this.view = view;
@@ -21,19 +30,41 @@ public final class EncodedView {
         return view;
     }
 
-    /** The encoding, computed by the first caller; callers must pass the same encoder. */
-    public byte[] bytes(Function<GroupView, byte[]> encoder) {
-        byte[] bytes = encoded;
-        if (bytes == null) {
+    /** Both encodings, computed together by the first caller; callers must pass the same encoder. */
+    public Bodies bodies(Function<GroupView, byte[]> encoder) {
+        Bodies encoded = bodies;
+        if (encoded == null) {
             synchronized (this) {
-                bytes = encoded;
-                if (bytes == null) {
-                    bytes = encoder.apply(view);
-                    encoded = bytes;
+                encoded = bodies;
+                if (encoded == null) {
+                    byte[] json = encoder.apply(view);
+                    encoded = new Bodies(json, gzip(json));
+                    bodies = encoded;
                 }
             }
         }
-        return bytes;
+        return encoded;
+    }
+
+    /**
+     * Fastest level: the member list repeats the same keys and values, so even level 1 shrinks it about tenfold,
+     * and this runs on the path between the last join and the first answer.
+     */
+    static byte[] gzip(byte[] json) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, json.length / 8));
+        try (GZIPOutputStream gzip = new FastGzipOutputStream(out)) {
+            gzip.write(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException("gzip of an in-memory view failed", e);
+        }
+        return out.toByteArray();
+    }
+
+    private static final class FastGzipOutputStream extends GZIPOutputStream {
+        FastGzipOutputStream(ByteArrayOutputStream out) throws IOException {
+            super(out, 16 * 1024);
+            def.setLevel(Deflater.BEST_SPEED);
+        }
     }
 
     @Override

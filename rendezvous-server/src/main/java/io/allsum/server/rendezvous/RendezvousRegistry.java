@@ -48,6 +48,7 @@ public class RendezvousRegistry implements GroupDirectory, SmartLifecycle, Dispo
     private final RendezvousMetrics metrics;
     private final ApplicationEventPublisher events;
     private final JoinRequestValidator validator;
+    private final ViewEncoder encoder;
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final AtomicInteger waitingJoins = new AtomicInteger();
     private final ScheduledThreadPoolExecutor scheduler;
@@ -56,8 +57,9 @@ public class RendezvousRegistry implements GroupDirectory, SmartLifecycle, Dispo
     private volatile ScheduledFuture<?> sweeper;
 
     public RendezvousRegistry(RendezvousProperties properties, RendezvousMetrics metrics,
-                              ApplicationEventPublisher events) {
+                              ApplicationEventPublisher events, ViewEncoder encoder) {
         this.properties = properties;
+        this.encoder = encoder;
         this.metrics = metrics;
         this.events = events;
         this.validator = new JoinRequestValidator(properties.maxWorldSize());
@@ -216,7 +218,12 @@ public class RendezvousRegistry implements GroupDirectory, SmartLifecycle, Dispo
         for (Waiter waiter : answered) {
             waiter.expiry.cancel(false);
         }
-        afterUnlock.add(() -> answered.forEach(waiter -> waiter.answer.complete(answer)));
+        EncodedView view = group.view;
+        afterUnlock.add(() -> {
+            // Encode before waking anyone: otherwise the woken joins queue up behind the first one's encoding.
+            encoder.bodies(view);
+            answered.forEach(waiter -> waiter.answer.complete(answer));
+        });
         metrics.generationCompleted(Duration.ofNanos(now - group.openedNanos));
         group.outbox.add(new GenerationCompleted(group.name, group.generation, group.worldSize, group.backend));
         log.info("group {} generation {} complete: {} ranks, backend {}", group.name, group.generation,

@@ -5,6 +5,7 @@ import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
+import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.server.metrics.JoinOutcome;
@@ -14,6 +15,7 @@ import io.allsum.server.rendezvous.RendezvousException;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.rendezvous.RendezvousRegistry;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,48 +27,93 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.json.JsonMapper;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Protocol v1 rendezvous endpoints (docs/protocol.md). */
 @RestController
 public class RendezvousController {
 
+    private static final Duration AWAIT_SLACK = Duration.ofSeconds(60);
+
     private final RendezvousRegistry registry;
     private final RendezvousMetrics metrics;
     private final RendezvousProperties properties;
-    private final JsonMapper json;
+    private final ViewResponses views;
 
     public RendezvousController(RendezvousRegistry registry, RendezvousMetrics metrics,
-                                RendezvousProperties properties, JsonMapper json) {
+                                RendezvousProperties properties, ViewResponses views) {
         this.registry = registry;
         this.metrics = metrics;
         this.properties = properties;
-        this.json = json;
+        this.views = views;
     }
 
     /**
-     * Joins a rank. The answer is asynchronous: the request holds no thread while it waits for the other ranks.
+     * Joins a rank. Requests run on virtual threads, so a waiting join simply parks its virtual thread on the answer
+     * (no platform thread held); when the generation completes, each parked join writes the shared pre-encoded
+     * view itself. An async return value would instead re-dispatch every waiter through the filters, the
+     * DispatcherServlet and message conversion, which dominated the time from the last join to the last answer.
      */
     @PostMapping(path = Protocol.RENDEZVOUS_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
-    public CompletableFuture<ResponseEntity<Object>> join(
+    public ResponseEntity<JoinPending> join(
             @RequestBody JoinRequest request,
             @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer waitSeconds,
-            HttpServletRequest http) {
-        CompletableFuture<JoinAnswer> answer;
+            HttpServletRequest http, HttpServletResponse response) throws IOException {
+        JoinAnswer answer;
         try {
-            answer = registry.join(request, waitFor(waitSeconds));
-        } catch (RendezvousException e) {
+            Duration wait = waitFor(waitSeconds);
+            answer = await(registry.join(request, wait), wait, request);
+        } catch (RuntimeException e) {
             metrics.joinAnswered(outcomeOf(e));
             throw e;
         }
-        return answer.whenComplete((done, error) -> metrics.joinAnswered(done != null ? outcomeOf(done)
-                        : outcomeOf(error instanceof CompletionException c ? c.getCause() : error)))
-                .thenApply(done -> toResponse(done, http));
+        metrics.joinAnswered(outcomeOf(answer));
+        return switch (answer) {
+            case JoinAnswer.Complete complete -> {
+                try {
+                    views.write(complete.view(), http, response);
+                } finally {
+                    if (complete.delivery() != null) {
+                        complete.delivery().answered();
+                    }
+                }
+                yield null; // written above
+            }
+            case JoinAnswer.Pending pending -> ResponseEntity.status(HttpStatus.ACCEPTED)
+                    .header(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()))
+                    .body(pending.pending());
+        };
+    }
+
+    /**
+     * The registry answers every parked join by its wait (with 202 at the latest); the extra slack only bounds this
+     * thread should that ever fail.
+     */
+    private static JoinAnswer await(CompletableFuture<JoinAnswer> answer, Duration wait, JoinRequest request) {
+        try {
+            return answer.get(wait.plus(AWAIT_SLACK).toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
+                    + "' failed", e.getCause());
+        } catch (TimeoutException e) {
+            answer.cancel(false);
+            throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
+                    + "' got no answer from the registry within " + wait.plus(AWAIT_SLACK), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
+                    + "' was interrupted while it waited (server shutting down)", e);
+        }
     }
 
     @GetMapping(path = Protocol.GROUP_PATH, produces = MediaType.APPLICATION_JSON_VALUE)
@@ -107,22 +154,6 @@ public class RendezvousController {
         }
         Duration asked = Duration.ofSeconds(waitSeconds);
         return asked.compareTo(properties.maxWait()) > 0 ? properties.maxWait() : asked;
-    }
-
-    private ResponseEntity<Object> toResponse(JoinAnswer answer, HttpServletRequest http) {
-        return switch (answer) {
-            case JoinAnswer.Complete complete -> {
-                if (complete.delivery() != null) {
-                    http.setAttribute(DeliveryInterceptor.ATTRIBUTE, complete.delivery());
-                }
-                // The same bytes for every rank: encoding an O(worldSize) body per rank would be O(worldSize^2).
-                yield ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
-                        .body(complete.view().bytes(json::writeValueAsBytes));
-            }
-            case JoinAnswer.Pending pending -> ResponseEntity.status(HttpStatus.ACCEPTED)
-                    .header(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()))
-                    .body(pending.pending());
-        };
     }
 
     private static JoinOutcome outcomeOf(JoinAnswer answer) {
