@@ -17,7 +17,7 @@ export ALLSUM_NCCL_LIB_DIR=$NCCL_DIR LD_LIBRARY_PATH=$NCCL_DIR${LD_LIBRARY_PATH:
 JAVA=$ALLSUM_HOME/runtime/bin/java
 worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
 native() { [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null; /tmp/allreduce_bench "$@"; }
-secs() { local s=$(date +%s.%N); "$@"; local rc=$?; echo "# wall $(echo "$(date +%s.%N) - $s" | bc) s, exit $rc"; }
+secs() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "# wall $(( ($(date +%s%N) - s) / 1000000 )) ms, exit $rc"; }
 
 part_env() {
   date -u; uname -sr; nproc; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv
@@ -64,40 +64,33 @@ part_rdv() { # rendezvous: allsum vs TCPStore, same host, same run
   echo "## TCPStore (torch_anchor.py store)"; python3 .carry/torch_anchor.py store
 }
 
-part_multi() { # every GPU: sweep to 8 GiB vs native, every op x dtype, and a worker killed mid-job
-  local n; n=$(nvidia-smi -L | wc -l)
-  echo "## allsum launcher, $n NCCL ranks, all-sum 8 B .. 8 GiB"
-  secs allsum --backend nccl -b 8 -e 8G -f 2 -n 20 -w 5 --timeout 900 --json "$OUT/multi-sweep.json"
+part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to 8 GiB vs native, every op x dtype, and a worker killed mid-job
+  local n=${N:-$(nvidia-smi -L | wc -l)} be=${BACKEND:-nccl}
+  echo "## allsum launcher, $n $be ranks, all-sum 8 B .. ${MAXB:-8G}"
+  secs allsum --backend $be --ranks $n -b 8 -e ${MAXB:-8G} -f 2 -n 20 -w 5 --timeout 900 --json "$OUT/multi-sweep.json"
+  if [ "$be" = nccl ]; then
   echo "## native, one process per GPU (id through a file)"
   rm -f /tmp/ncclid; local pids=()
-  for r in $(seq 0 $((n - 1))); do native -b 8 -e 8G -f 2 -n 20 -w 5 --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
+  for r in $(seq 0 $((n - 1))); do native -b 8 -e ${MAXB:-8G} -f 2 -n 20 -w 5 --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
   for p in "${pids[@]}"; do wait $p; done; cat /tmp/native-0.txt; tail -2 /tmp/native-1.txt
+  fi
 
   echo "## a standing cluster: server + $n workers"
   export ALLSUM_TOKEN=multi$RANDOM$RANDOM; local url=http://127.0.0.1:18090
   allsum-server --server.port=18090 > /tmp/m-server.log 2>&1 &
-  start_worker() { ALLSUM_SERVER=$url ALLSUM_GROUP=g ALLSUM_RANK=$1 ALLSUM_WORLD_SIZE=$n ALLSUM_BACKEND=nccl ALLSUM_DEVICE=$1 \
+  start_worker() { ALLSUM_SERVER=$url ALLSUM_GROUP=g ALLSUM_RANK=$1 ALLSUM_WORLD_SIZE=$n ALLSUM_BACKEND=$be ALLSUM_DEVICE=$1 \
       ALLSUM_TOKEN=$ALLSUM_TOKEN allsum-worker --server.port=0 > /tmp/m-worker-$1-$2.log 2>&1 & echo $! > /tmp/m-worker-$1.pid; }
   for r in $(seq 0 $((n - 1))); do start_worker $r 1; done
   status() { curl -fsS -H "Authorization: Bearer $ALLSUM_TOKEN" $url/rendezvous/g; }
   for _ in $(seq 240); do status 2>/dev/null | grep -q '"state":"complete"' && break; sleep 0.5; done; status; echo
   local t=(--server $url --group g --token "$ALLSUM_TOKEN" -q)
-  echo "## every op x dtype on $n GPUs (0 B .. 64 MiB x4, verified)"
-  for c in all_reduce reduce_scatter reduce all_gather broadcast send_recv; do
-    for d in int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double f8e4m3 f8e5m2; do
-      local ops=(sum); case $c in all_reduce|reduce_scatter|reduce) ops=(sum prod max min avg);; esac
-      for o in "${ops[@]}"; do
-        if [ "$o" = avg ] && [[ $d == f8* ]]; then echo "$c $d $o: skipped (NCCL has no avg for float8)"; continue; fi
-        local line; line=$(allsum "${t[@]}" --collective $c -d $d -o $o -b 0 -e 64M -f 4 -n 5 -w 2 2>&1 | grep -E 'Out of bounds|allsum:' | tr -s ' ')
-        echo "$c $d $o: exit ${PIPESTATUS[0]} $line"
-      done
-    done
-  done
+  echo "## every op x dtype on $n GPUs (0 B .. 64 MiB x4, verified), through the REST API"
+  python3 bench/h200/matrix.py $url g "$ALLSUM_TOKEN" 0 ${MATRIXB:-67108864} 4
   echo "## kill rank 1 mid-job"
-  allsum "${t[@]}" -b 1G -e 8G -f 2 -n 200 -w 5 --timeout 300 > /tmp/m-kill.out 2> /tmp/m-kill.err & local lp=$!
-  sleep 12; local victim; victim=$(cat /tmp/m-worker-1.pid); echo "killing worker rank 1 (pid $victim) at $(date +%T.%N)"
+  allsum "${t[@]}" -b ${KILLB:-1G} -e ${MAXB:-8G} -f 2 -n 1000 -w 5 --timeout 300 > /tmp/m-kill.out 2> /tmp/m-kill.err & local lp=$!
+  sleep ${KILL_AFTER:-12}; local victim; victim=$(cat /tmp/m-worker-1.pid); echo "killing worker rank 1 (pid $victim) at $(date +%T.%N)"
   kill -9 $victim; pkill -9 -P $victim 2>/dev/null
-  local k0; k0=$(date +%s.%N); wait $lp; echo "launcher exit $? after $(echo "$(date +%s.%N) - $k0" | bc) s"; cat /tmp/m-kill.err
+  local k0; k0=$(date +%s%N); wait $lp; local rc=$?; echo "launcher exit $rc $(( ($(date +%s%N) - k0) / 1000000 )) ms after the kill"; cat /tmp/m-kill.err
   status; echo
   echo "## restart rank 1: the group re-forms as the next generation"
   start_worker 1 2

@@ -58,8 +58,11 @@ static float expected_value(size_t i, int nranks) {
 // Waits until a non-blocking communicator leaves ncclInProgress (no-op for a blocking one).
 static void await_comm(ncclComm_t comm) {
   ncclResult_t state = ncclInProgress;
-  while (state == ncclInProgress) NCCL(ncclCommGetAsyncError(comm, &state));
-  NCCL(state);
+  while (state == ncclInProgress) {
+    ncclResult_t rc = ncclCommGetAsyncError(comm, &state);
+    if (rc != ncclSuccess) state = rc;
+  }
+  if (state != ncclSuccess) { fprintf(stderr, "NCCL async error: %s\n", ncclGetErrorString(state)); exit(1); }
 }
 
 // A collective on a non-blocking communicator may answer ncclInProgress: wait for it like the Java backend does.

@@ -35,6 +35,10 @@ for app in server worker launcher; do
   # works for jars without Boot's jarmode tools.
   out="$work/extract-$app"
   mkdir -p "$out" && (cd "$out" && unzip -q "$jar" 'BOOT-INF/*')
+  # Boot's repackager moves the app's own META-INF resources (spring.factories, ...) to the jar's root; put them back
+  # with the classes, leaving out the manifest, Maven metadata and the Boot loader's nested-jar file system.
+  (cd "$out/BOOT-INF/classes" && unzip -q -o "$jar" 'META-INF/*' -x 'META-INF/MANIFEST.MF' 'META-INF/maven/*' \
+      'META-INF/services/java.nio.file.spi.FileSystemProvider' 2>/dev/null || true)
   : > "$stage/lib/$app.classpath"
   for dep in "$out"/BOOT-INF/lib/*.jar; do
     base="$(basename "$dep")"

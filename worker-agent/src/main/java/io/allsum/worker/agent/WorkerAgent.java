@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -47,6 +48,7 @@ public class WorkerAgent implements SmartLifecycle {
     private static final Set<Integer> PERMANENT_REJECTIONS = Set.of(400, 401, 403, 413);
     /** Answers meaning this generation (or this worker's place in it) is gone. */
     private static final Set<Integer> GENERATION_GONE = Set.of(404, 409, 410);
+    private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
     /** A generation that served this long wipes out the restart count: its failure is a new incident. */
     private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
@@ -71,6 +73,8 @@ public class WorkerAgent implements SmartLifecycle {
     /** Touched only by the agent thread. */
     private long afterSeq;
     private int restarts;
+    /** When a join first found this rank held by another (dead) instance; null otherwise. */
+    private Instant staleHolderSince;
 
     public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
                        AgentExit exit, String instanceId, String hostName) {
@@ -213,6 +217,9 @@ public class WorkerAgent implements SmartLifecycle {
                     throw new FatalAgentException(EXIT_REJECTED, "rendezvous server " + props.server()
                             + " rejected the join of rank " + props.rank() + ": " + e.getMessage(), e);
                 }
+                if (awaitStaleHolder(e)) {
+                    continue;
+                }
                 recover(e.status() == 0 && !e.timedOut()
                         ? "rendezvous server " + props.server() + " unreachable: " + e.getMessage()
                         : "join of rank " + props.rank() + " at " + props.server() + " failed: " + e.getMessage());
@@ -332,6 +339,29 @@ public class WorkerAgent implements SmartLifecycle {
             log.warn("Rank {} could not report the failure of generation {}: {}", props.rank(), generation,
                     reportError.getMessage());
         }
+    }
+
+    /**
+     * A restarted worker finds its rank still held by its dead predecessor until the server drops that holder
+     * (one heartbeat timeout). That is expected, not a failure: wait for it, within the join deadline, without
+     * spending restarts. True when the caller should simply join again.
+     */
+    private boolean awaitStaleHolder(AllsumClientException e) {
+        if (e.status() != 409 || e.title() == null || !e.title().startsWith("Rank held")) {
+            staleHolderSince = null;
+            return false;
+        }
+        Instant now = Instant.now();
+        if (staleHolderSince == null) {
+            staleHolderSince = now;
+            log.info("Rank {}: {}; waiting for the server to drop the old holder", props.rank(), e.detail());
+        }
+        if (Duration.between(staleHolderSince, now).compareTo(props.joinDeadline()) > 0) {
+            staleHolderSince = null;
+            return false;
+        }
+        sleep(STALE_HOLDER_RETRY);
+        return true;
     }
 
     /** Counts one restart, gives up past the limit, else backs off before the next join. */

@@ -58,12 +58,30 @@ final class Nccl {
             throw loadFailure;
         }
         try {
+            preloadChosenNccl();
             Loader.load(org.bytedeco.cuda.global.cudart.class);
             Loader.load(org.bytedeco.cuda.global.nccl.class);
         } catch (Throwable t) {
             loadFailure = t;
             throw t;
         }
+    }
+
+    /**
+     * When ALLSUM_NCCL_LIB_DIR names a folder holding libnccl.so.2, that library is loaded first. JavaCPP searches its
+     * own preload paths (the distro's lib folder among them) before LD_LIBRARY_PATH, so without this an older system
+     * NCCL can win over the one the user chose; once a libnccl.so.2 is in the process, the JNI wrapper binds to it.
+     */
+    private static void preloadChosenNccl() {
+        String dir = System.getenv("ALLSUM_NCCL_LIB_DIR");
+        if (dir == null || dir.isBlank()) {
+            return;
+        }
+        java.nio.file.Path lib = java.nio.file.Path.of(dir, "libnccl.so.2");
+        if (!java.nio.file.Files.exists(lib)) {
+            throw new UnsatisfiedLinkError("ALLSUM_NCCL_LIB_DIR=" + dir + " holds no libnccl.so.2");
+        }
+        System.load(lib.toAbsolutePath().toString());
     }
 
     static int ncclType(DataType type) {
