@@ -43,8 +43,8 @@ part_launcher1() { # one GPU through the whole product: server + 1 NCCL worker +
 
 part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch
   export CUDA_VISIBLE_DEVICES=0
-  for i in 1 2 3; do echo "## allsum cold start $i"; secs allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q >/dev/null; done
-  for i in 1 2 3; do echo "## torch cold start $i"; secs python3 bench/h200/torch_cold_start.py; done
+  for i in 1 2; do echo "## allsum cold start $i"; secs allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q >/dev/null; done
+  for i in 1 2; do echo "## torch cold start $i"; secs python3 bench/h200/torch_cold_start.py; done
 }
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run
@@ -87,7 +87,7 @@ part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to
   echo "## every op x dtype on $n GPUs (0 B .. 64 MiB x4, verified), through the REST API"
   python3 bench/h200/matrix.py $url g "$ALLSUM_TOKEN" 0 ${MATRIXB:-67108864} 4
   echo "## kill rank 1 mid-job"
-  allsum "${t[@]}" -b ${KILLB:-1G} -e ${MAXB:-8G} -f 2 -n 1000 -w 5 --timeout 300 > /tmp/m-kill.out 2> /tmp/m-kill.err & local lp=$!
+  allsum "${t[@]}" -b ${KILLB:-1G} -e ${MAXB:-8G} -f 2 -n 1000 -w 5 --timeout 90 > /tmp/m-kill.out 2> /tmp/m-kill.err & local lp=$!
   sleep ${KILL_AFTER:-12}; local victim; victim=$(cat /tmp/m-worker-1.pid); echo "killing worker rank 1 (pid $victim) at $(date +%T.%N)"
   kill -9 $victim; pkill -9 -P $victim 2>/dev/null
   local k0; k0=$(date +%s%N); wait $lp; local rc=$?; echo "launcher exit $rc $(( ($(date +%s%N) - k0) / 1000000 )) ms after the kill"; cat /tmp/m-kill.err
