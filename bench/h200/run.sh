@@ -17,6 +17,7 @@ export ALLSUM_NCCL_LIB_DIR=$NCCL_DIR LD_LIBRARY_PATH=$NCCL_DIR${LD_LIBRARY_PATH:
 JAVA=$ALLSUM_HOME/runtime/bin/java
 worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
 native() { [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null; /tmp/allreduce_bench "$@"; }
+quiet() { "$@" > /dev/null; }
 secs() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "# wall $(( ($(date +%s%N) - s) / 1000000 )) ms, exit $rc"; }
 
 part_env() {
@@ -43,13 +44,13 @@ part_launcher1() { # one GPU through the whole product: server + 1 NCCL worker +
 
 part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch
   export CUDA_VISIBLE_DEVICES=0
-  for i in 1 2; do echo "## allsum cold start $i"; secs allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q >/dev/null; done
+  for i in 1 2; do echo "## allsum cold start $i"; secs quiet allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q; done
   for i in 1 2; do echo "## torch cold start $i"; secs python3 bench/h200/torch_cold_start.py; done
 }
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run
-  echo "## allsum ring, loopback probe"; $JAVA -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --probe -b 1M -e 64M -f 4
-  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --launch $n -b 1M -e 256M -f 4; done
+  echo "## allsum ring, loopback probe"; $JAVA -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --probe -b 1M -e ${RINGB:-64M} -f 4
+  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4; done
   echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
 }
 
@@ -58,7 +59,7 @@ part_rdv() { # rendezvous: allsum vs TCPStore, same host, same run
   allsum-server --server.port=18080 > /tmp/rdv-server.log 2>&1 & local pid=$!
   for _ in $(seq 120); do curl -fsS http://127.0.0.1:18080/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   local jpid; jpid=$(pgrep -f 'server.port=18080' | head -1)
-  allsum bench-rendezvous --server http://127.0.0.1:18080 --token "$ALLSUM_TOKEN" --ranks 64,256,1024,4096 --rounds 5 --server-pid "$jpid"
+  allsum bench-rendezvous --server http://127.0.0.1:18080 --token "$ALLSUM_TOKEN" --ranks ${RDV_RANKS:-64,256,1024,4096} --rounds 5 --server-pid "$jpid"
   echo "# server VmHWM: $(grep VmHWM /proc/$jpid/status)"
   kill $pid; wait $pid 2>/dev/null
   echo "## TCPStore (torch_anchor.py store)"; python3 .carry/torch_anchor.py store

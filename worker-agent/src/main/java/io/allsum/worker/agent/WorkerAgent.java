@@ -13,6 +13,7 @@ import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.worker.comm.CommException;
+import io.allsum.worker.comm.HotPathWarmup;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.comm.PeerFailedException;
@@ -232,6 +233,12 @@ public class WorkerAgent implements SmartLifecycle {
                     view.generation(), props.group(), factory.backend());
             try {
                 Communicator communicator = factory.create(view, props.rank(), props.collectiveDeadline());
+                try {
+                    HotPathWarmup.warm(communicator);
+                } catch (CommException e) {
+                    communicator.abort();
+                    throw e;
+                }
                 return new ActiveGeneration(view, communicator);
             } catch (CommException e) {
                 if (stopping) {

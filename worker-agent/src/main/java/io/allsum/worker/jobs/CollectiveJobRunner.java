@@ -182,6 +182,9 @@ public final class CollectiveJobRunner {
                 call(shape);
             }
             int iterations = job.iterations();
+            // Like nccl-tests: line the ranks up before timing, so that one rank's slower set-up (filling, the
+            // previous size's verification) is not counted as the collective's time on the others.
+            comm.barrier();
             long nanos = comm.timeNanos(() -> {
                 for (int i = 0; i < iterations; i++) {
                     call(shape);
