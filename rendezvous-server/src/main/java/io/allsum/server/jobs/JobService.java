@@ -51,7 +51,7 @@ public class JobService implements DisposableBean {
 
     public Job submit(String group, JobSpec spec) {
         CurrentGeneration current = directory.current(group).orElseThrow(() -> JobProblems.unknownGroup(group));
-        JobSpec valid = validator.validate(spec, current.worldSize());
+        JobSpec valid = validator.validate(spec, current.worldSize(), current.backend());
         return jobsOf(group).submit(valid, properties.history());
     }
 

@@ -1,6 +1,8 @@
 package io.allsum.server.jobs;
 
+import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
 
@@ -24,6 +26,14 @@ final class JobSpecValidator {
 
     /** The spec with defaults applied, or a 400 naming the first bad field. */
     JobSpec validate(JobSpec submitted, int worldSize) {
+        return validate(submitted, worldSize, null);
+    }
+
+    /**
+     * As {@link #validate(JobSpec, int)}, also refusing what the group's backend cannot run, so that an unsupported
+     * combination is a clear 400 here rather than a failed job on every rank.
+     */
+    JobSpec validate(JobSpec submitted, int worldSize, Backend backend) {
         if (submitted == null) {
             throw JobProblems.badField("body", "a job spec (JSON object) is required; {} takes every default");
         }
@@ -58,6 +68,11 @@ final class JobSpecValidator {
             }
         } else if (submitted.root() != null && submitted.root() != 0) {
             throw JobProblems.badField("root", "is only meaningful for " + opsWhere(true) + ", not for " + op);
+        }
+        if (backend == Backend.NCCL && op.reduces() && s.redop() == ReduceOp.AVG
+                && (s.dtype() == DataType.FLOAT8_E4M3 || s.dtype() == DataType.FLOAT8_E5M2)) {
+            throw JobProblems.badField("redop", "NCCL has no avg for " + s.dtype()
+                    + " (it answers ncclInvalidArgument); use sum, a wider dtype, or a ring group");
         }
         if (!op.reduces() && submitted.redop() != null && submitted.redop() != ReduceOp.SUM) {
             throw JobProblems.badField("redop", "is only meaningful for " + opsWhere(false) + ", not for " + op);

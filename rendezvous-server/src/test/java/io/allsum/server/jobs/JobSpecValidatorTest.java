@@ -1,5 +1,6 @@
 package io.allsum.server.jobs;
 
+import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
@@ -90,5 +91,17 @@ class JobSpecValidatorTest {
 
         assertThat(s.sizes(4)).containsExactly(1024L);
         assertThat(s.root()).isEqualTo(3);
+    }
+
+    @Test
+    void avgOnFloat8IsRefusedUpFrontForNcclGroupsOnly() {
+        JobSpec avgFp8 = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT8_E4M3, ReduceOp.AVG, null, 8L, 64L, 2,
+                null, null, null, null, null);
+
+        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class,
+                () -> validator.validate(avgFp8, 2, Backend.NCCL));
+
+        assertThat(e.getReason()).startsWith("redop:").contains("NCCL has no avg for float8_e4m3");
+        assertThat(validator.validate(avgFp8, 2, Backend.RING).redop()).isEqualTo(ReduceOp.AVG);
     }
 }
