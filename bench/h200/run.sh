@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2
 # Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh) and, for ring/rdv, .carry/torch_anchor.py
 # (the reference script from ../shared/anchors). Output goes to stdout and $OUT/<part>.txt.
 set -uo pipefail
@@ -99,6 +99,15 @@ part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to
   secs allsum "${t[@]}" -b 8 -e 64M -f 8
   echo "## worker logs (tail)"; for f in /tmp/m-worker-*.log; do echo "--- $f"; grep -E 'ERROR|WARN|generation|abort|failed' $f | tail -8; done
   pkill -f allsum-worker; pkill -f 'server.port=18090'; sleep 2
+}
+
+part_nb2() { # two GPUs: native blocking vs non-blocking communicator, small sizes (is the async launch path the cost?)
+  local n=${N:-$(nvidia-smi -L | wc -l)}
+  for nb in 0 1; do
+    echo "## native, $n processes, --nonblocking $nb"; rm -f /tmp/ncclid; local pids=()
+    for r in $(seq 0 $((n - 1))); do native -b 8 -e 1M -f 8 -n 50 -w 10 --nonblocking $nb --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/nb-$r.txt 2>&1 & pids+=($!); done
+    for p in "${pids[@]}"; do wait $p; done; cat /tmp/nb-0.txt
+  done
 }
 
 for part in "$@"; do
