@@ -1,6 +1,7 @@
 package io.allsum.worker.comm.nccl;
 
 import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.rendezvous.GroupView;
@@ -126,7 +127,7 @@ public final class NcclSelfCheck {
             }
             ByteBuffer sentinel = ByteBuffer.allocateDirect((int) bytesAll);
             ByteBuffer readBack = ByteBuffer.allocateDirect((int) bytesAll).order(ByteOrder.LITTLE_ENDIAN);
-            double factorBus = 2.0 * (comm.size() - 1) / comm.size();
+            double factorBus = CollectiveOp.ALL_REDUCE.busBandwidthFactor(comm.size());
             for (long bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
                 long count = bytes / type.bytes();
                 long size = count * type.bytes();
