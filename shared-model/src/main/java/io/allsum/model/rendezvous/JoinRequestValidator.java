@@ -2,10 +2,10 @@ package io.allsum.model.rendezvous;
 
 import io.allsum.model.Backend;
 import io.allsum.model.Protocol;
+import io.allsum.model.problem.Violation;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -15,17 +15,7 @@ import java.util.regex.Pattern;
  */
 public final class JoinRequestValidator {
 
-    /** One broken rule of a request; {@code field} is the JSON field name. */
-    public record Violation(String field, String message) {
-        @Override
-        public String toString() {
-            return field + ": " + message;
-        }
-    }
-
     private static final int MAX_FREE_TEXT_LENGTH = 256;
-    /** base64 of 128 bytes is 172 characters; anything far longer is not worth decoding. */
-    private static final int MAX_ENCODED_UNIQUE_ID_LENGTH = 256;
     private static final Pattern HOST_NAME = Pattern.compile(
             "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
     private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
@@ -128,22 +118,9 @@ public final class JoinRequestValidator {
                     + "; only rank 0 brings the id"));
             return;
         }
-        int decodedLength = decodedUniqueIdLength(uniqueId);
-        if (decodedLength != Protocol.UNIQUE_ID_BYTES) {
-            violations.add(new Violation("uniqueId", "must be base64 of exactly " + Protocol.UNIQUE_ID_BYTES
-                    + " bytes, got " + (decodedLength < 0 ? "text that is not base64" : decodedLength + " bytes")));
-        }
-    }
-
-    /** The decoded length of a base64 id, or -1 when it is not base64. */
-    static int decodedUniqueIdLength(String uniqueId) {
-        if (uniqueId.length() > MAX_ENCODED_UNIQUE_ID_LENGTH) {
-            return uniqueId.length() * 3 / 4;
-        }
-        try {
-            return Base64.getDecoder().decode(uniqueId).length;
-        } catch (IllegalArgumentException notBase64) {
-            return -1;
+        String problem = UniqueId.problemWith(uniqueId);
+        if (problem != null) {
+            violations.add(new Violation("uniqueId", problem));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.allsum.model.rendezvous;
 
+import io.allsum.model.problem.Violation;
+
 import io.allsum.model.Backend;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -63,7 +65,7 @@ class JoinRequestValidatorPropertiesTest {
         }
         String id = Base64.getEncoder().encodeToString(new byte[length]);
         JoinRequest request = new JoinRequest("g", 0, 2, instanceId, Backend.NCCL, id, null, null, null);
-        List<JoinRequestValidator.Violation> violations = validator.validate(request);
+        List<Violation> violations = validator.validate(request);
         assertThat(fields(violations)).containsExactly("uniqueId");
         if (!id.isEmpty()) {
             assertThat(violations.toString()).doesNotContain(id);
@@ -78,7 +80,7 @@ class JoinRequestValidatorPropertiesTest {
             return;
         }
         JoinRequest request = new JoinRequest("g", rank, worldSize, "w-" + rank, Backend.NCCL, id, null, null, null);
-        List<JoinRequestValidator.Violation> violations = validator.validate(request);
+        List<Violation> violations = validator.validate(request);
         assertThat(fields(violations)).containsExactly("uniqueId");
         assertThat(violations.toString()).doesNotContain(id).contains("rank " + rank);
     }
@@ -190,7 +192,7 @@ class JoinRequestValidatorPropertiesTest {
                 r.device());
     }
 
-    private static List<String> fields(List<JoinRequestValidator.Violation> violations) {
-        return violations.stream().map(JoinRequestValidator.Violation::field).toList();
+    private static List<String> fields(List<Violation> violations) {
+        return violations.stream().map(Violation::field).toList();
     }
 }
