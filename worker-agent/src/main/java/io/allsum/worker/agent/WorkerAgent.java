@@ -2,6 +2,8 @@ package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
+import io.allsum.client.RetryPolicy;
+import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
@@ -28,7 +30,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,7 +53,9 @@ public class WorkerAgent implements SmartLifecycle {
     private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
     /** A generation that served this long wipes out the restart count: its failure is a new incident. */
     private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    /** Pause before re-joining after the n-th restart: 200 ms doubling up to 5 s, at least half of that. */
+    private static final RetryPolicy RESTART_BACKOFF =
+            new RetryPolicy(Duration.ofMillis(100), 2.0, Duration.ofSeconds(5), Duration.ZERO);
     private static final Duration LEAVE_DEADLINE = Duration.ofSeconds(3);
 
     private final WorkerProperties props;
@@ -354,7 +357,7 @@ public class WorkerAgent implements SmartLifecycle {
      * spending restarts. True when the caller should simply join again.
      */
     private boolean awaitStaleHolder(AllsumClientException e) {
-        if (e.status() != 409 || e.title() == null || !e.title().startsWith("Rank held")) {
+        if (!e.is(ProblemCode.RANK_HELD)) {
             staleHolderSince = null;
             return false;
         }
@@ -381,8 +384,7 @@ public class WorkerAgent implements SmartLifecycle {
         }
         setStatus(AgentState.RECOVERING, null, reason);
         log.warn("Rank {}: {}; re-joining (restart {} of {})", props.rank(), reason, restarts, props.maxRestarts());
-        long capMillis = Math.min(MAX_BACKOFF.toMillis(), 100L << Math.min(restarts, 10));
-        sleep(Duration.ofMillis(capMillis / 2 + ThreadLocalRandom.current().nextLong(capMillis / 2 + 1)));
+        sleep(RESTART_BACKOFF.pauseAtLeastHalf(restarts));
     }
 
     private void giveUp(int exitCode, String message) {

@@ -53,6 +53,11 @@ final class ScriptedRendezvous implements AllsumClient {
         return new AllsumClientException(status, title, detail, false, null);
     }
 
+    /** A problem answer with its machine-readable code, as the real server sends it. */
+    static AllsumClientException problem(io.allsum.model.problem.ProblemCode code, String title, String detail) {
+        return new AllsumClientException(code.status(), title, detail, code.wireCode(), List.of());
+    }
+
     @Override
     public JoinOutcome joinOnce(JoinRequest request, Duration wait) {
         return new JoinOutcome(join(request, wait), null);

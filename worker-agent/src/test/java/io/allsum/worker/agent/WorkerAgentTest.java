@@ -73,6 +73,22 @@ class WorkerAgentTest {
     }
 
     @Test
+    void aRankHeldByItsDeadPredecessorIsWaitedForByCodeWithoutSpendingRestarts() {
+        for (int i = 0; i < 3; i++) {
+            // The title is for humans and may change; the code is the contract.
+            server.joinErrors.add(ScriptedRendezvous.problem(io.allsum.model.problem.ProblemCode.RANK_HELD,
+                    "Any wording", "rank 1 is held by live instance r1-old"));
+        }
+        start(0, (c, j, stop) -> ONE_ROW);
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
+
+        assertThat(server.joins).hasSize(4);
+        assertThat(agent.status().restarts()).isZero();
+        assertThat(exitCode).isNotDone();
+    }
+
+    @Test
     void heartbeatSeeingANewerGenerationAbortsTheCommunicatorAndRejoins() {
         start(5, (c, j, stop) -> ONE_ROW);
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
