@@ -73,6 +73,7 @@ public final class HttpAllsumClient implements AllsumClient {
     private final HttpClient http;
     private final JsonMapper json = AllsumJson.mapper();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile String serverEpoch;
 
     private HttpAllsumClient(Builder b) {
         this.baseUri = b.baseUri;
@@ -156,7 +157,7 @@ public final class HttpAllsumClient implements AllsumClient {
         }
         long header = retryAfter(answer.headers()).map(Duration::toSeconds).orElse(0L);
         return new JoinPending(pending.group(), pending.generation(), pending.joinedRanks(), pending.missingRanks(),
-                pending.joinDeadline(), (int) Math.min(Integer.MAX_VALUE, header));
+                pending.joinDeadline(), (int) Math.min(Integer.MAX_VALUE, header), pending.epoch());
     }
 
     private AllsumClientException joinTimedOut(JoinRequest request, Duration deadline, JoinPending last) {
@@ -253,6 +254,11 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     @Override
+    public Optional<String> serverEpoch() {
+        return Optional.ofNullable(serverEpoch);
+    }
+
+    @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
@@ -308,6 +314,7 @@ public final class HttpAllsumClient implements AllsumClient {
             Duration pause;
             try {
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                response.headers().firstValue(Protocol.EPOCH_HEADER).ifPresent(epoch -> serverEpoch = epoch);
                 Answer answer = new Answer(response.statusCode(), decoded(response, method, path),
                         response.headers());
                 if (answer.status() != 503) {

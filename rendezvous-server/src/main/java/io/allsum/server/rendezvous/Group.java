@@ -166,13 +166,15 @@ final class Group {
         return missing;
     }
 
-    JoinPending pending(int retryAfterSeconds) {
-        return new JoinPending(name, generation, joinedRanks(), missingRanks(), joinDeadline, retryAfterSeconds);
+    JoinPending pending(int retryAfterSeconds, String epoch) {
+        return new JoinPending(name, generation, joinedRanks(), missingRanks(), joinDeadline, retryAfterSeconds,
+                epoch);
     }
 
-    GroupStatus status(long nowNanos) {
+    GroupStatus status(long nowNanos, String epoch) {
         return new GroupStatus(name, generation, state, worldSize, backend, joinedRanks(), missingRanks(),
-                slots.values().stream().map(slot -> slot.toStatus(nowNanos)).toList(), joinDeadline, failureReason);
+                slots.values().stream().map(slot -> slot.toStatus(nowNanos)).toList(), joinDeadline, failureReason,
+                epoch);
     }
 
     // ---- changing (GroupExecutor only)

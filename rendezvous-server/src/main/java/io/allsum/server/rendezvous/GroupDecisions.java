@@ -48,6 +48,13 @@ final class GroupDecisions {
     record OpenGeneration(long number) implements Action {
     }
 
+    /**
+     * Give the joining generation a higher number: a returning member belonged to generation {@code number - 1} of
+     * an earlier server incarnation, and its peers only accept generations above the ones they saw.
+     */
+    record RaiseGeneration(long number) implements Action {
+    }
+
     /** Drop a rank's holder from the joining generation (it went away, or another instance replaces it). */
     record DropSlot(int rank, String why) implements Action {
     }
@@ -134,7 +141,7 @@ final class GroupDecisions {
         int rank = joiner.rank();
         switch (group.state()) {
             case FAILED -> {
-                return new OpenGeneration(group.generation() + 1);
+                return new OpenGeneration(Math.max(group.generation(), joiner.lastGeneration()) + 1);
             }
             case COMPLETE -> {
                 Slot holder = group.slot(rank);
@@ -149,6 +156,9 @@ final class GroupDecisions {
                         + " joined for its rank");
             }
             case JOINING -> {
+                if (joiner.lastGeneration() >= group.generation()) {
+                    return new RaiseGeneration(joiner.lastGeneration() + 1);
+                }
                 Slot slot = group.slot(rank);
                 if (slot != null && !slot.heldBy(joiner.instanceId())) {
                     if (slot.isAlive(now, heartbeatTimeoutNanos)) {

@@ -7,12 +7,14 @@ import io.allsum.server.rendezvous.GroupDecisions.AddToParticipants;
 import io.allsum.server.rendezvous.GroupDecisions.DropSlot;
 import io.allsum.server.rendezvous.GroupDecisions.FailGeneration;
 import io.allsum.server.rendezvous.GroupDecisions.OpenGeneration;
+import io.allsum.server.rendezvous.GroupDecisions.RaiseGeneration;
 import io.allsum.server.rendezvous.GroupDecisions.Remove;
 import io.allsum.server.rendezvous.GroupDecisions.Touch;
 import io.allsum.server.rendezvous.GroupDecisions.Withdraw;
 import io.allsum.server.rendezvous.GroupDirectory.GenerationCompleted;
 import io.allsum.server.rendezvous.GroupDirectory.GenerationFailed;
 import io.allsum.server.rendezvous.GroupDirectory.GroupRemoved;
+import io.allsum.server.web.ServerEpoch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -39,15 +41,17 @@ class GroupExecutor {
     private final ViewEncoder encoder;
     private final RendezvousScheduler scheduler;
     private final long joinTimeoutNanos;
+    private final String epoch;
     private final AtomicInteger waitingJoins = new AtomicInteger();
 
     GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, ViewEncoder encoder,
-                  RendezvousScheduler scheduler, RendezvousProperties properties) {
+                  RendezvousScheduler scheduler, RendezvousProperties properties, ServerEpoch epoch) {
         this.meters = meters;
         this.events = events;
         this.encoder = encoder;
         this.scheduler = scheduler;
         this.joinTimeoutNanos = properties.joinTimeout().toNanos();
+        this.epoch = epoch.id();
     }
 
     /** Work that must not run under a group lock (completing parked joins' futures), run by {@link #finish}. */
@@ -59,6 +63,10 @@ class GroupExecutor {
         }
     }
 
+    String epoch() {
+        return epoch;
+    }
+
     int waitingJoins() {
         return waitingJoins.get();
     }
@@ -68,6 +76,11 @@ class GroupExecutor {
         switch (action) {
             case FailGeneration fail -> fail(group, fail, effects);
             case OpenGeneration open -> group.openGeneration(open.number(), now, joinTimeoutNanos);
+            case RaiseGeneration raise -> {
+                log.info("group {}: generation {} renumbered {}, above generation {} that a returning member "
+                        + "reported", group.name(), group.generation(), raise.number(), raise.number() - 1);
+                group.renumber(raise.number());
+            }
             case DropSlot drop -> dropSlot(group, drop.rank(), drop.why());
             case AddToParticipants add -> group.addSlot(new Slot(add.joiner(), now), add.joiner().uniqueId());
             case Withdraw withdraw -> withdraw(group, withdraw.rank(), effects);
@@ -81,7 +94,7 @@ class GroupExecutor {
     Delivery complete(Group group, long now, Effects effects) {
         EncodedView view = new EncodedView(new GroupView(group.name(), group.generation(), group.worldSize(),
                 group.backend(), group.uniqueId() == null ? null : group.uniqueId().base64(),
-                group.slots().stream().map(Slot::toMember).toList()));
+                group.slots().stream().map(Slot::toMember).toList(), epoch));
         group.complete(view);
         // Members were alive until now (they were waiting); their heartbeat clock starts at completion.
         for (Slot slot : group.slots()) {
@@ -127,7 +140,7 @@ class GroupExecutor {
             waiter.slot().unparked();
             waiter.slot().contact(System.nanoTime());
             // Retry-After 0: the join is a long poll, re-posting at once keeps the rank waiting.
-            pending = new JoinAnswer.Pending(group.pending(0));
+            pending = new JoinAnswer.Pending(group.pending(0, epoch));
         } finally {
             group.lock().unlock();
         }

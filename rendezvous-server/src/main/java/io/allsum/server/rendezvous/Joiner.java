@@ -26,6 +26,7 @@ record Joiner(String group, int rank, int worldSize, String instanceId, Backend 
         }
         return new Joiner(request.group(), request.rank(), request.worldSize(), request.instanceId(),
                 request.backend(), request.uniqueId() == null ? null : UniqueId.parse(request.uniqueId()),
-                request.endpoint(), request.host(), request.device(), 0);
+                request.endpoint(), request.host(), request.device(),
+                request.lastGeneration() == null ? 0 : request.lastGeneration());
     }
 }

@@ -89,7 +89,7 @@ public class RendezvousRegistry implements GroupDirectory {
                 }
                 case AnswerPending answer -> {
                     group.slot(joiner.rank()).contact(now);
-                    return CompletableFuture.completedFuture(new JoinAnswer.Pending(group.pending(1)));
+                    return CompletableFuture.completedFuture(new JoinAnswer.Pending(group.pending(1, executor.epoch())));
                 }
                 case Park park -> {
                     Slot slot = group.slot(joiner.rank());
@@ -158,7 +158,7 @@ public class RendezvousRegistry implements GroupDirectory {
         }
         String reason = group.failureReason() != null ? group.failureReason()
                 : askedGeneration < group.generation() ? group.lastFailureReason() : null;
-        return new HeartbeatResponse(group.name(), group.generation(), group.state(), reason);
+        return new HeartbeatResponse(group.name(), group.generation(), group.state(), reason, executor.epoch());
     }
 
     /** Closes and removes a group: parked joins are answered 410, listeners get {@link GroupRemoved}. */
@@ -181,7 +181,7 @@ public class RendezvousRegistry implements GroupDirectory {
     // ---- status and directory
 
     GroupStatus status(String groupName) {
-        return withGroup(groupName, (group, effects) -> group.status(System.nanoTime()));
+        return withGroup(groupName, (group, effects) -> group.status(System.nanoTime(), executor.epoch()));
     }
 
     @Override

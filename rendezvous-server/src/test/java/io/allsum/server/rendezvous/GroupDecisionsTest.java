@@ -83,6 +83,23 @@ class GroupDecisionsTest {
     }
 
     @Test
+    void generationsContinueAboveTheHighestThatAReturningMemberReports() {
+        Group fresh = joining("g", 2, Backend.RING);
+        Group failed = complete("h", ring("h", 0, 1, "w0"));
+        failed.fail("test");
+
+        assertThat(decisions.join(fresh, returning(ring("g", 0, 2, "w0"), 15), T0, true))
+                .isEqualTo(new GroupDecisions.RaiseGeneration(16));
+        fresh.renumber(16);
+        assertThat(decisions.join(fresh, returning(ring("g", 1, 2, "w1"), 15), T0, true))
+                .isInstanceOf(AddToParticipants.class);
+        assertThat(decisions.join(fresh, returning(ring("g", 1, 2, "w1"), 9), T0, true))
+                .isInstanceOf(AddToParticipants.class);
+        assertThat(decisions.join(failed, returning(ring("h", 0, 1, "w0"), 40), T0, true))
+                .isEqualTo(new OpenGeneration(41));
+    }
+
+    @Test
     void aJoiningSlotOfADeadInstanceIsReplacedAndOfALiveOneIsNot() {
         Group group = joining("g", 2, Backend.RING);
         add(group, ring("g", 0, 2, "w0"), T0);
@@ -215,6 +232,11 @@ class GroupDecisionsTest {
     private static Joiner ring(String group, int rank, int worldSize, String instance) {
         return new Joiner(group, rank, worldSize, instance, Backend.RING, null, "127.0.0.1:" + (9000 + rank), null,
                 null, 0);
+    }
+
+    private static Joiner returning(Joiner joiner, long lastGeneration) {
+        return new Joiner(joiner.group(), joiner.rank(), joiner.worldSize(), joiner.instanceId(), joiner.backend(),
+                joiner.uniqueId(), joiner.endpoint(), joiner.host(), joiner.device(), lastGeneration);
     }
 
     private static Joiner nccl(String group, int rank, int worldSize, String instance, UniqueId id) {

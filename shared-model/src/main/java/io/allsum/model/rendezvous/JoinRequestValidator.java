@@ -55,6 +55,9 @@ public final class JoinRequestValidator {
         checkEndpoint(request, violations);
         checkFreeText("host", request.host(), violations);
         checkFreeText("device", request.device(), violations);
+        if (request.lastGeneration() != null && request.lastGeneration() < 0) {
+            violations.add(new Violation("lastGeneration", "must not be negative, got " + request.lastGeneration()));
+        }
         return violations;
     }
 

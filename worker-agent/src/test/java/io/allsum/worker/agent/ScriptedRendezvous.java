@@ -36,6 +36,8 @@ final class ScriptedRendezvous implements AllsumClient {
 
     volatile long generation = 1;
     volatile GenerationState state = GenerationState.COMPLETE;
+    /** The scripted server's incarnation; a new value is a restarted server. */
+    volatile String epoch = "epoch-1";
     final Deque<AllsumClientException> joinErrors = new ArrayDeque<>();
     final Deque<RuntimeException> pollErrors = new ArrayDeque<>();
     final BlockingQueue<JobAssignment> jobs = new LinkedBlockingQueue<>();
@@ -73,12 +75,14 @@ final class ScriptedRendezvous implements AllsumClient {
         }
         state = GenerationState.COMPLETE;
         return new GroupView(request.group(), generation, request.worldSize(), Backend.RING, null,
-                List.of(new Member(request.rank(), request.instanceId(), request.endpoint(), request.host(), null)));
+                List.of(new Member(request.rank(), request.instanceId(), request.endpoint(), request.host(), null)),
+                epoch);
     }
 
     @Override
     public HeartbeatResponse heartbeat(String group, HeartbeatRequest request) {
-        return new HeartbeatResponse(group, generation, state, state == GenerationState.FAILED ? "rank 1 died" : null);
+        return new HeartbeatResponse(group, generation, state, state == GenerationState.FAILED ? "rank 1 died" : null,
+                epoch);
     }
 
     @Override
@@ -144,6 +148,11 @@ final class ScriptedRendezvous implements AllsumClient {
     @Override
     public Job cancelJob(String group, String jobId) {
         throw new UnsupportedOperationException("not used by the agent");
+    }
+
+    @Override
+    public Optional<String> serverEpoch() {
+        return Optional.ofNullable(epoch);
     }
 
     @Override

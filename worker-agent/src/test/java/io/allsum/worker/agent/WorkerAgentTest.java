@@ -89,6 +89,29 @@ class WorkerAgentTest {
     }
 
     @Test
+    void aRestartedServerIsRecognisedByItsEpochAndTheWorkerRejoinsAboveItsGenerationWithAFreshJobCursor() {
+        server.generation = 15;
+        start(5, (c, j, stop) -> ONE_ROW);
+        server.jobs.add(job("job-7", 7, 15));
+        await().atMost(WAIT).until(() -> server.polledAfter.contains(7L));
+        assertThat(server.joins.getFirst().lastGeneration()).isNull();
+
+        // The new incarnation: no groups, jobs numbered from 1; it forms the group above what members report.
+        server.generation = 16;
+        server.state = GenerationState.JOINING;
+        server.epoch = "epoch-2";
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY
+                && agent.status().generation() == 16);
+        assertThat(server.joins).hasSize(2);
+        assertThat(server.joins.get(1).lastGeneration()).isEqualTo(15L);
+        int rejoinedAt = server.polledAfter.size();
+        await().atMost(WAIT).until(() -> server.polledAfter.size() > rejoinedAt);
+        assertThat(server.polledAfter.subList(rejoinedAt, server.polledAfter.size())).allMatch(after -> after == 0);
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+    }
+
+    @Test
     void heartbeatSeeingANewerGenerationAbortsTheCommunicatorAndRejoins() {
         start(5, (c, j, stop) -> ONE_ROW);
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
