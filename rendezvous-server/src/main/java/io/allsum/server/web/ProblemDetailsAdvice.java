@@ -18,6 +18,7 @@ import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.InvalidFormatException;
 
 /**
  * Every error as an RFC 9457 ProblemDetail in {@code application/problem+json}, each with a {@code code}: Spring
@@ -104,11 +105,23 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String why = root instanceof IllegalArgumentException ? root.getMessage() : firstLine(jackson.getOriginalMessage());
+        String why = root instanceof IllegalArgumentException ? root.getMessage()
+                : isFractionForInteger(jackson) ? "must be an integer, got " + ((InvalidFormatException) jackson).getValue()
+                : firstLine(jackson.getOriginalMessage());
         if (field.isEmpty()) {
             return "malformed JSON: " + why;
         }
         return "field '" + field + "' is invalid: " + why;
+    }
+
+    /** "rank": 1.5 for an integer field (accept-float-as-int is off): say so plainly, without Jackson's hints. */
+    private static boolean isFractionForInteger(JacksonException jackson) {
+        if (!(jackson instanceof InvalidFormatException invalid) || !(invalid.getValue() instanceof Number)) {
+            return false;
+        }
+        Class<?> target = invalid.getTargetType();
+        return target == Integer.class || target == int.class || target == Long.class || target == long.class
+                || target == Short.class || target == short.class;
     }
 
     private static String fieldPath(JacksonException jackson) {
