@@ -7,6 +7,7 @@ import io.allsum.model.problem.Violation;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -39,10 +40,24 @@ public final class JoinRequestValidator {
 
     /** Every violation of {@code request}, in field order; empty when the request is valid. */
     public List<Violation> validate(JoinRequest request) {
+        return check(request).violations();
+    }
+
+    /**
+     * The request checked once: its violations, and its unique id decoded (null when absent or invalid), so that the
+     * edge hands the decoded {@link UniqueId} inward instead of decoding it again.
+     */
+    public record Checked(List<Violation> violations, UniqueId uniqueId) {
+        public boolean isValid() {
+            return violations.isEmpty();
+        }
+    }
+
+    public Checked check(JoinRequest request) {
         List<Violation> violations = new ArrayList<>();
         if (request == null) {
             violations.add(new Violation("body", "a JSON object is required"));
-            return violations;
+            return new Checked(violations, null);
         }
         checkGroup(request.group(), violations);
         boolean worldSizeValid = checkWorldSize(request.worldSize(), violations);
@@ -51,14 +66,14 @@ public final class JoinRequestValidator {
         if (request.backend() == null) {
             violations.add(new Violation("backend", "is required; expected one of [nccl, ring]"));
         }
-        checkUniqueId(request, violations);
+        UniqueId uniqueId = checkUniqueId(request, violations);
         checkEndpoint(request, violations);
         checkFreeText("host", request.host(), violations);
         checkFreeText("device", request.device(), violations);
         if (request.lastGeneration() != null && request.lastGeneration() < 0) {
             violations.add(new Violation("lastGeneration", "must not be negative, got " + request.lastGeneration()));
         }
-        return violations;
+        return new Checked(violations, uniqueId);
     }
 
     private static void checkGroup(String group, List<Violation> violations) {
@@ -102,7 +117,7 @@ public final class JoinRequestValidator {
         }
     }
 
-    private static void checkUniqueId(JoinRequest request, List<Violation> violations) {
+    private static UniqueId checkUniqueId(JoinRequest request, List<Violation> violations) {
         String uniqueId = request.uniqueId();
         boolean expected = request.backend() == Backend.NCCL && request.rank() != null && request.rank() == 0;
         if (uniqueId == null) {
@@ -110,21 +125,22 @@ public final class JoinRequestValidator {
                 violations.add(new Violation("uniqueId",
                         "is required from rank 0 with the nccl backend (base64 of the 128-byte ncclUniqueId)"));
             }
-            return;
+            return null;
         }
         if (request.backend() == Backend.RING) {
             violations.add(new Violation("uniqueId", "must be absent with the ring backend"));
-            return;
+            return null;
         }
         if (request.rank() != null && request.rank() != 0) {
             violations.add(new Violation("uniqueId", "must be absent from rank " + request.rank()
                     + "; only rank 0 brings the id"));
-            return;
+            return null;
         }
-        String problem = UniqueId.problemWith(uniqueId);
-        if (problem != null) {
-            violations.add(new Violation("uniqueId", problem));
+        Optional<UniqueId> decoded = UniqueId.tryParse(uniqueId);
+        if (decoded.isEmpty()) {
+            violations.add(new Violation("uniqueId", UniqueId.problemWith(uniqueId)));
         }
+        return decoded.orElse(null);
     }
 
     private static void checkEndpoint(JoinRequest request, List<Violation> violations) {

@@ -33,11 +33,7 @@ public final class UniqueId {
      *                                  exactly {@value Protocol#UNIQUE_ID_BYTES} bytes
      */
     public static UniqueId parse(String base64) {
-        String problem = problemWith(base64);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
-        return new UniqueId(Base64.getDecoder().decode(base64), base64);
+        return tryParse(base64).orElseThrow(() -> new IllegalArgumentException(problemWith(base64)));
     }
 
     /** What is wrong with a wire value, or null when it is a valid id. Never repeats the value. */
@@ -51,6 +47,20 @@ public final class UniqueId {
         }
         return "must be base64 of exactly " + Protocol.UNIQUE_ID_BYTES + " bytes, got "
                 + (length < 0 ? "text that is not base64" : length + " bytes");
+    }
+
+    /** Decodes a wire value; empty when it is not a valid id ({@link #problemWith} says why). */
+    public static Optional<UniqueId> tryParse(String base64) {
+        if (base64 == null || base64.length() > MAX_ENCODED_LENGTH) {
+            return Optional.empty();
+        }
+        try {
+            byte[] bytes = Base64.getDecoder().decode(base64);
+            return bytes.length == Protocol.UNIQUE_ID_BYTES ? Optional.of(new UniqueId(bytes, base64))
+                    : Optional.empty();
+        } catch (IllegalArgumentException notBase64) {
+            return Optional.empty();
+        }
     }
 
     /** Wraps raw bytes (as ncclGetUniqueId returns them). */
