@@ -203,6 +203,20 @@ class HttpAllsumClientTest {
     }
 
     @Test
+    void theServerEpochOfTheLatestAnswerIsExposedSoThatARestartIsSeen() throws IOException {
+        StubAllsumServer server = stub()
+                .then(Reply.problem(404, "Unknown group", "no group 'g'").withHeader("Allsum-Server-Epoch", "aaaa"))
+                .then(Reply.problem(404, "Unknown group", "no group 'g'").withHeader("Allsum-Server-Epoch", "bbbb"));
+        HttpAllsumClient client = client(server.uri(), FAST);
+        assertThat(client.serverEpoch()).isEmpty();
+
+        catchThrowableOfType(AllsumClientException.class, () -> client.status("g"));
+        assertThat(client.serverEpoch()).contains("aaaa");
+        catchThrowableOfType(AllsumClientException.class, () -> client.status("g"));
+        assertThat(client.serverEpoch()).contains("bbbb");
+    }
+
+    @Test
     void anAnswerWithoutACodeGetsTheGenericCodeOfItsStatus() throws IOException {
         StubAllsumServer server = stub().otherwise(r -> Reply.problem(410, "Gone", "closed"));
 
