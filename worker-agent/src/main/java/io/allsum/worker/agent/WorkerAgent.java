@@ -2,6 +2,8 @@ package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
+import io.allsum.client.RetryPolicy;
+import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
@@ -28,7 +30,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,7 +53,9 @@ public class WorkerAgent implements SmartLifecycle {
     private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
     /** A generation that served this long wipes out the restart count: its failure is a new incident. */
     private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    /** Pause before re-joining after the n-th restart: 200 ms doubling up to 5 s, at least half of that. */
+    private static final RetryPolicy RESTART_BACKOFF =
+            new RetryPolicy(Duration.ofMillis(100), 2.0, Duration.ofSeconds(5), Duration.ZERO);
     private static final Duration LEAVE_DEADLINE = Duration.ofSeconds(3);
 
     private final WorkerProperties props;
@@ -73,6 +76,10 @@ public class WorkerAgent implements SmartLifecycle {
 
     /** Touched only by the agent thread. */
     private long afterSeq;
+    /** The generation this worker last joined (0: none yet); reported in joins so a restarted server goes above. */
+    private long lastGeneration;
+    /** The server incarnation of the last join answer; null before the first or from a server without epochs. */
+    private String serverEpoch;
     private int restarts;
     /** When a join first found this rank held by another (dead) instance; null otherwise. */
     private Instant staleHolderSince;
@@ -229,6 +236,7 @@ public class WorkerAgent implements SmartLifecycle {
                 recover("preparing the join of rank " + props.rank() + " failed: " + e.getMessage());
                 continue;
             }
+            adoptServer(view);
             log.info("Rank {} joined generation {} of group '{}'; building the {} communicator", props.rank(),
                     view.generation(), props.group(), factory.backend());
             try {
@@ -254,7 +262,30 @@ public class WorkerAgent implements SmartLifecycle {
     private JoinRequest joinRequest(CommunicatorFactory.JoinContribution contribution) {
         String device = contribution.device() != null ? contribution.device() : props.device();
         return new JoinRequest(props.group(), props.rank(), props.worldSize(), instanceId, factory.backend(),
-                contribution.uniqueId(), contribution.endpoint(), hostName, device);
+                contribution.uniqueId(), contribution.endpoint(), hostName, device,
+                lastGeneration > 0 ? lastGeneration : null);
+    }
+
+    /**
+     * Remembers the generation joined, and when the answer comes from another server incarnation than the last
+     * one, drops what this worker held from the old server: its job cursor (the new server numbers jobs from 1).
+     */
+    private void adoptServer(GroupView view) {
+        if (view.epoch() != null && serverEpoch != null && !view.epoch().equals(serverEpoch)) {
+            log.warn("Rank {}: the rendezvous server restarted (epoch {} -> {}); job cursor {} reset to 0, "
+                    + "generation {} continues above {}", props.rank(), serverEpoch, view.epoch(), afterSeq,
+                    view.generation(), lastGeneration);
+            afterSeq = 0;
+        }
+        if (view.epoch() != null) {
+            serverEpoch = view.epoch();
+        }
+        lastGeneration = Math.max(lastGeneration, view.generation());
+    }
+
+    /** Whether an answer came from another server incarnation than {@code generation}'s (the server restarted). */
+    private static boolean otherIncarnation(ActiveGeneration generation, String epoch) {
+        return epoch != null && generation.view().epoch() != null && !epoch.equals(generation.view().epoch());
     }
 
     /** Long-polls jobs and runs them, in the group's order, until the generation breaks or the agent stops. */
@@ -267,6 +298,9 @@ public class WorkerAgent implements SmartLifecycle {
                 if (stopping) {
                     return;
                 }
+                if (restarted(generation)) {
+                    return;
+                }
                 if (e instanceof AllsumClientException problem && GENERATION_GONE.contains(problem.status())) {
                     generation.markBroken("job poll answered " + problem.getMessage());
                     return;
@@ -275,6 +309,9 @@ public class WorkerAgent implements SmartLifecycle {
                 log.warn("Rank {}: polling for jobs failed: {}", props.rank(), e.getMessage());
                 sleep(props.heartbeatInterval());
                 continue;
+            }
+            if (restarted(generation)) {
+                return; // a job of the new server must not be taken with the old server's cursor
             }
             if (next.isEmpty()) {
                 continue;
@@ -293,6 +330,17 @@ public class WorkerAgent implements SmartLifecycle {
             }
             runJob(generation, job);
         }
+    }
+
+    /** The job path saw another server incarnation: the generation is gone with the old server. */
+    private boolean restarted(ActiveGeneration generation) {
+        String epoch = client.serverEpoch().orElse(null);
+        if (!otherIncarnation(generation, epoch)) {
+            return false;
+        }
+        generation.markBroken("the rendezvous server restarted (epoch " + generation.view().epoch() + " -> " + epoch
+                + ")");
+        return true;
     }
 
     private void runJob(ActiveGeneration generation, JobAssignment job) {
@@ -354,7 +402,7 @@ public class WorkerAgent implements SmartLifecycle {
      * spending restarts. True when the caller should simply join again.
      */
     private boolean awaitStaleHolder(AllsumClientException e) {
-        if (e.status() != 409 || e.title() == null || !e.title().startsWith("Rank held")) {
+        if (!e.is(ProblemCode.RANK_HELD)) {
             staleHolderSince = null;
             return false;
         }
@@ -381,8 +429,7 @@ public class WorkerAgent implements SmartLifecycle {
         }
         setStatus(AgentState.RECOVERING, null, reason);
         log.warn("Rank {}: {}; re-joining (restart {} of {})", props.rank(), reason, restarts, props.maxRestarts());
-        long capMillis = Math.min(MAX_BACKOFF.toMillis(), 100L << Math.min(restarts, 10));
-        sleep(Duration.ofMillis(capMillis / 2 + ThreadLocalRandom.current().nextLong(capMillis / 2 + 1)));
+        sleep(RESTART_BACKOFF.pauseAtLeastHalf(restarts));
     }
 
     private void giveUp(int exitCode, String message) {
@@ -401,7 +448,13 @@ public class WorkerAgent implements SmartLifecycle {
         try {
             HeartbeatResponse answer = client.heartbeat(props.group(),
                     new HeartbeatRequest(props.rank(), instanceId, generation.number()));
-            if (answer.generation() != generation.number() || answer.state() == GenerationState.FAILED
+            if (otherIncarnation(generation, answer.epoch())) {
+                if (generation.markBroken("the rendezvous server restarted (epoch " + generation.view().epoch()
+                        + " -> " + answer.epoch() + ")")) {
+                    log.warn("Rank {}: the rendezvous server restarted; generation {} is gone with it", props.rank(),
+                            generation.number());
+                }
+            } else if (answer.generation() != generation.number() || answer.state() == GenerationState.FAILED
                     || answer.state() == GenerationState.CLOSED) {
                 String why = answer.failureReason() != null ? ": " + answer.failureReason() : "";
                 if (generation.markBroken("the server has generation " + answer.generation() + " "

@@ -36,7 +36,7 @@ final class LocalCluster implements AutoCloseable {
             "--allsum.worker.max-restarts=5");
 
     private final Path logDir;
-    private final JvmProcess server;
+    private volatile JvmProcess server;
     private final URI serverUri;
     private final AllsumClient client;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -62,13 +62,25 @@ final class LocalCluster implements AutoCloseable {
                 + " is absent: build it first (./mvnw -pl rendezvous-server,worker-agent -am verify)");
         Path logDir = Path.of("target", "it-logs", testName);
         // Heartbeats every 300 ms against a 6 s timeout: a busy 2-core machine never fails a generation by accident.
-        JvmProcess server = JvmProcess.start("server", logDir, List.of(), List.of("-jar", SERVER_JAR.toString(),
-                "--server.port=0",
+        JvmProcess server = startServer(logDir, "server", 0);
+        int port = server.awaitHttpPort(START_DEADLINE);
+        return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port));
+    }
+
+    private static JvmProcess startServer(Path logDir, String name, int port) throws IOException {
+        return JvmProcess.start(name, logDir, List.of(), List.of("-jar", SERVER_JAR.toString(),
+                "--server.port=" + port,
                 "--server.address=127.0.0.1",
                 "--allsum.rendezvous.heartbeat-timeout=6s",
                 "--allsum.rendezvous.join-timeout=60s"));
-        int port = server.awaitHttpPort(START_DEADLINE);
-        return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port));
+    }
+
+    /** Kills the server (SIGKILL) and starts a new one on the same port; the workers keep running. */
+    void restartServer(int incarnation) throws IOException, InterruptedException {
+        server.kill();
+        server.close();
+        server = startServer(logDir, "server-" + incarnation, serverUri.getPort());
+        server.awaitHttpPort(START_DEADLINE);
     }
 
     AllsumClient client() {

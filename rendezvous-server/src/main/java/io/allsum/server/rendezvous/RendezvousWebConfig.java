@@ -1,7 +1,8 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import io.allsum.model.Protocol;
-import io.allsum.server.rendezvous.RendezvousProperties;
+import io.allsum.server.web.BodySizeLimitFilter;
+import io.allsum.server.web.ProblemWriter;
 import io.micrometer.observation.ObservationPredicate;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -13,17 +14,20 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import java.time.Duration;
 
+/** The rendezvous' web settings: long-poll timeouts, the body limit, join metering, no per-join observation. */
 @Configuration(proxyBeanMethods = false)
-public class WebConfig implements WebMvcConfigurer {
+class RendezvousWebConfig implements WebMvcConfigurer {
 
     /** Runs right after the token check, so unauthenticated bodies are never read. */
-    public static final int BODY_LIMIT_ORDER = Ordered.HIGHEST_PRECEDENCE + 20;
+    static final int BODY_LIMIT_ORDER = Ordered.HIGHEST_PRECEDENCE + 20;
+    /** After the body limit: a join refused for its declared size was never read, and is not counted. */
+    static final int JOIN_METER_ORDER = Ordered.HIGHEST_PRECEDENCE + 30;
     /** Slack above the longest wait, so that the container's async timeout (job long-polls) never answers first. */
     private static final Duration ASYNC_TIMEOUT_SLACK = Duration.ofSeconds(60);
 
     private final RendezvousProperties properties;
 
-    public WebConfig(RendezvousProperties properties) {
+    RendezvousWebConfig(RendezvousProperties properties) {
         this.properties = properties;
     }
 
@@ -49,6 +53,14 @@ public class WebConfig implements WebMvcConfigurer {
                 new BodySizeLimitFilter(properties.maxBodySize().toBytes(), problems));
         registration.setOrder(BODY_LIMIT_ORDER);
         registration.addUrlPatterns("/*");
+        return registration;
+    }
+
+    @Bean
+    FilterRegistrationBean<JoinMeterFilter> joinMeterFilter(RendezvousMeters meters) {
+        FilterRegistrationBean<JoinMeterFilter> registration = new FilterRegistrationBean<>(new JoinMeterFilter(meters));
+        registration.setOrder(JOIN_METER_ORDER);
+        registration.addUrlPatterns(Protocol.RENDEZVOUS_PATH);
         return registration;
     }
 }

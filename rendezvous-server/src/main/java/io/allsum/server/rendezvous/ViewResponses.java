@@ -1,7 +1,5 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
-import io.allsum.server.rendezvous.EncodedView;
-import io.allsum.server.rendezvous.ViewEncoder;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;

@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -9,9 +9,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-import static io.allsum.server.web.RendezvousHttp.nccl;
-import static io.allsum.server.web.RendezvousHttp.newUniqueId;
-import static io.allsum.server.web.RendezvousHttp.ring;
+import static io.allsum.server.rendezvous.RendezvousHttp.nccl;
+import static io.allsum.server.rendezvous.RendezvousHttp.newUniqueId;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @RendezvousServerTest

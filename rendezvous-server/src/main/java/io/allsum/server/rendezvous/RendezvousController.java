@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import io.allsum.model.Protocol;
 import io.allsum.model.rendezvous.FailureReport;
@@ -8,12 +8,8 @@ import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
-import io.allsum.server.metrics.JoinOutcome;
-import io.allsum.server.metrics.RendezvousMetrics;
-import io.allsum.server.rendezvous.JoinAnswer;
-import io.allsum.server.rendezvous.RendezvousException;
-import io.allsum.server.rendezvous.RendezvousProperties;
-import io.allsum.server.rendezvous.RendezvousRegistry;
+import io.allsum.model.rendezvous.JoinRequestValidator;
+import io.allsum.server.web.LongPollWait;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -42,16 +38,15 @@ public class RendezvousController {
     private static final Duration AWAIT_SLACK = Duration.ofSeconds(60);
 
     private final RendezvousRegistry registry;
-    private final RendezvousMetrics metrics;
     private final RendezvousProperties properties;
     private final ViewResponses views;
+    private final JoinRequestValidator validator;
 
-    public RendezvousController(RendezvousRegistry registry, RendezvousMetrics metrics,
-                                RendezvousProperties properties, ViewResponses views) {
+    RendezvousController(RendezvousRegistry registry, RendezvousProperties properties, ViewResponses views) {
         this.registry = registry;
-        this.metrics = metrics;
         this.properties = properties;
         this.views = views;
+        this.validator = new JoinRequestValidator(properties.maxWorldSize());
     }
 
     /**
@@ -59,6 +54,7 @@ public class RendezvousController {
      * (no platform thread held); when the generation completes, each parked join writes the shared pre-encoded
      * view itself. An async return value would instead re-dispatch every waiter through the filters, the
      * DispatcherServlet and message conversion, which dominated the time from the last join to the last answer.
+     * Joins are counted by outcome in one place, {@link JoinMeterFilter}.
      */
     @PostMapping(path = Protocol.RENDEZVOUS_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
@@ -66,15 +62,9 @@ public class RendezvousController {
             @RequestBody JoinRequest request,
             @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer waitSeconds,
             HttpServletRequest http, HttpServletResponse response) throws IOException {
-        JoinAnswer answer;
-        try {
-            Duration wait = waitFor(waitSeconds);
-            answer = await(registry.join(request, wait), wait, request);
-        } catch (RuntimeException e) {
-            metrics.joinAnswered(outcomeOf(e));
-            throw e;
-        }
-        metrics.joinAnswered(outcomeOf(answer));
+        Duration wait = LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait());
+        Joiner joiner = Joiner.from(request, validator);
+        JoinAnswer answer = await(registry.join(joiner, wait), wait, joiner);
         return switch (answer) {
             case JoinAnswer.Complete complete -> {
                 try {
@@ -96,7 +86,7 @@ public class RendezvousController {
      * The registry answers every parked join by its wait (with 202 at the latest); the extra slack only bounds this
      * thread should that ever fail.
      */
-    private static JoinAnswer await(CompletableFuture<JoinAnswer> answer, Duration wait, JoinRequest request) {
+    private static JoinAnswer await(CompletableFuture<JoinAnswer> answer, Duration wait, Joiner request) {
         try {
             return answer.get(wait.plus(AWAIT_SLACK).toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -118,59 +108,36 @@ public class RendezvousController {
 
     @GetMapping(path = Protocol.GROUP_PATH, produces = MediaType.APPLICATION_JSON_VALUE)
     public GroupStatus status(@PathVariable String group) {
+        RendezvousRequests.requireGroupName(group);
         return registry.status(group);
     }
 
     @PostMapping(path = Protocol.HEARTBEAT_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     public HeartbeatResponse heartbeat(@PathVariable String group, @RequestBody HeartbeatRequest request) {
-        return registry.heartbeat(group, request);
+        HeartbeatRequest valid = RendezvousRequests.valid(group, request);
+        return registry.heartbeat(group, valid.rank(), valid.instanceId(), valid.generation());
     }
 
     @PostMapping(path = Protocol.FAILURE_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     public HeartbeatResponse reportFailure(@PathVariable String group, @RequestBody FailureReport report) {
-        return registry.reportFailure(group, report);
+        FailureReport valid = RendezvousRequests.valid(group, report);
+        return registry.reportFailure(group, valid.reporterRank(), valid.instanceId(), valid.generation(),
+                valid.failedRank(), valid.reason());
     }
 
     @PostMapping(path = Protocol.LEAVE_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
     public HeartbeatResponse leave(@PathVariable String group, @RequestBody LeaveRequest request) {
-        return registry.leave(group, request);
+        LeaveRequest valid = RendezvousRequests.valid(group, request);
+        return registry.leave(group, valid.rank(), valid.instanceId());
     }
 
     @DeleteMapping(Protocol.GROUP_PATH)
     public ResponseEntity<Void> close(@PathVariable String group) {
+        RendezvousRequests.requireGroupName(group);
         registry.close(group);
         return ResponseEntity.noContent().build();
-    }
-
-    private Duration waitFor(Integer waitSeconds) {
-        if (waitSeconds == null) {
-            return properties.defaultWait();
-        }
-        if (waitSeconds < 0) {
-            throw RendezvousException.invalid(Protocol.WAIT_PARAM, "must not be negative, got " + waitSeconds);
-        }
-        Duration asked = Duration.ofSeconds(waitSeconds);
-        return asked.compareTo(properties.maxWait()) > 0 ? properties.maxWait() : asked;
-    }
-
-    private static JoinOutcome outcomeOf(JoinAnswer answer) {
-        return answer instanceof JoinAnswer.Complete ? JoinOutcome.COMPLETE : JoinOutcome.PENDING;
-    }
-
-    static JoinOutcome outcomeOf(Throwable error) {
-        if (!(error instanceof RendezvousException e)) {
-            return JoinOutcome.INVALID;
-        }
-        return switch (e.code()) {
-            case INVALID_REQUEST, UNKNOWN_GROUP -> JoinOutcome.INVALID;
-            case RANK_HELD, WORLD_SIZE_MISMATCH, BACKEND_MISMATCH, NOT_A_MEMBER -> JoinOutcome.CONFLICT;
-            case STALE_UNIQUE_ID -> JoinOutcome.STALE_ID;
-            case GENERATION_FAILED -> JoinOutcome.GENERATION_FAILED;
-            case GROUP_CLOSED -> JoinOutcome.CLOSED;
-            case GROUP_LIMIT -> JoinOutcome.GROUP_LIMIT;
-        };
     }
 }

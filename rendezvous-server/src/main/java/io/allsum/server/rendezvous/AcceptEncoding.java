@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import java.util.Enumeration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinRequest;
@@ -16,10 +16,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPInputStream;
 
-import static io.allsum.server.web.RendezvousHttp.JSON;
-import static io.allsum.server.web.RendezvousHttp.nccl;
-import static io.allsum.server.web.RendezvousHttp.newUniqueId;
-import static io.allsum.server.web.RendezvousHttp.ring;
+import static io.allsum.server.rendezvous.RendezvousHttp.JSON;
+import static io.allsum.server.rendezvous.RendezvousHttp.nccl;
+import static io.allsum.server.rendezvous.RendezvousHttp.newUniqueId;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @RendezvousServerTest

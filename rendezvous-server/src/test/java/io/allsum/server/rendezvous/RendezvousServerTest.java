@@ -1,6 +1,5 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
-import io.allsum.server.rendezvous.EventLog;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Import;
 

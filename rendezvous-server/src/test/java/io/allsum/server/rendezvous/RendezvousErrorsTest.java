@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.JoinRequest;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,10 +12,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import static io.allsum.server.web.RendezvousHttp.joinBody;
-import static io.allsum.server.web.RendezvousHttp.nccl;
-import static io.allsum.server.web.RendezvousHttp.newUniqueId;
-import static io.allsum.server.web.RendezvousHttp.ring;
+import static io.allsum.server.rendezvous.RendezvousHttp.joinBody;
+import static io.allsum.server.rendezvous.RendezvousHttp.nccl;
+import static io.allsum.server.rendezvous.RendezvousHttp.newUniqueId;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every 4xx of protocol v1, each a ProblemDetail whose detail names the offending field or rank. */

@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.server.rendezvous;
 
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.JoinRequest;
