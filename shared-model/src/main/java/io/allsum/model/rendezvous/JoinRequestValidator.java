@@ -119,10 +119,6 @@ public final class JoinRequestValidator {
             }
             return;
         }
-        if (request.backend() == Backend.RING) {
-            violations.add(new Violation("uniqueId", "must be absent with the ring backend"));
-            return;
-        }
         if (request.rank() != null && request.rank() != 0) {
             violations.add(new Violation("uniqueId", "must be absent from rank " + request.rank()
                     + "; only rank 0 brings the id"));
