@@ -397,9 +397,8 @@ public class WorkerAgent implements SmartLifecycle {
         restarts = restartBudget.failuresInWindow();
         if (!withinBudget) {
             throw new FatalAgentException(EXIT_RESTARTS_EXHAUSTED, "worker rank " + props.rank() + " of group '"
-                    + props.group() + "' gives up after " + restarts + " failures within "
-                    + restartBudget.window() + " (allowed: " + props.maxRestarts() + "); last failure: " + reason,
-                    null);
+                    + props.group() + "' gives up after " + props.maxRestarts() + " restarts within "
+                    + restartBudget.window() + " (" + restarts + " failures); last failure: " + reason, null);
         }
         setStatus(AgentState.RECOVERING, null, reason);
         log.warn("Rank {}: {}; re-joining (failure {} of {} allowed within {})", props.rank(), reason, restarts,
