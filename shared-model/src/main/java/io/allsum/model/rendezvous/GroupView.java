@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The 200 answer to a join: the generation is complete. Every rank gets the same body, members sorted by rank.
- * {@code uniqueId} is null for the ring backend.
+ * {@code uniqueId} is rank 0's secret id: the NCCL unique id, or the ring's random id (null if rank 0 sent none).
  */
 public record GroupView(String group, long generation, int worldSize, Backend backend, String uniqueId,
                         List<Member> members) {

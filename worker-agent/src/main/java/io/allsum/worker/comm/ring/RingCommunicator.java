@@ -344,6 +344,9 @@ public final class RingCommunicator implements Communicator {
                     break;
                 }
             }
+            if (closed) {
+                return; // closed under the check: the read failed because of that, not because of a peer
+            }
             if (found != null) {
                 fail(found);
             }
