@@ -14,8 +14,10 @@ public class SpringApplicationExit implements AgentExit {
 
     @Override
     public void exit(int exitCode) {
-        // Closing the context stops the agent, which waits for the agent thread: do it from another thread.
-        Thread.ofPlatform().name("allsum-exit").start(
+        // Closing the context stops the agent, which waits for the agent thread: do it from another thread. Not a
+        // daemon (a daemon agent thread would pass that on): the JVM must not end with 0 once Tomcat's threads stop,
+        // before System.exit has run.
+        Thread.ofPlatform().daemon(false).name("allsum-exit").start(
                 () -> System.exit(SpringApplication.exit(context, () -> exitCode)));
     }
 }

@@ -29,7 +29,8 @@ import java.util.logging.Logger;
  * generation this rank has not reached yet at once with a NOT_YET refusal (the peer dials again shortly: ranks
  * set up at slightly different times).
  *
- * <p>Unproved connections cost one descriptor and one bounded buffer each, and their number is bounded both in
+ * <p>An unproved connection costs one descriptor, a nonce and (only if its hello arrives in pieces) one bounded buffer;
+ * a whole hello is read into one scratch buffer of the listener. Their number is bounded both in
  * total and per remote address: when a bound is reached the oldest unproved connection (of that address, or of all)
  * is closed to make room, so a flood cannot exhaust descriptors or memory, an honest peer that answers its
  * challenge promptly still gets through, and nothing of the flood outlives its deadline.
@@ -46,7 +47,8 @@ final class RingListener implements AutoCloseable {
         final InetAddress address;
         final byte[] nonce = RingKey.nonce();
         final long acceptedAt = System.nanoTime();
-        final ByteBuffer in = ByteBuffer.allocate(Handshake.MAX_HELLO_BYTES).limit(8);
+        /** Only for a hello that arrives in pieces; a whole one is read into the listener's scratch buffer. */
+        ByteBuffer in;
         SelectionKey selectionKey;
 
         Pending(SocketChannel channel, InetAddress address) {
@@ -61,6 +63,7 @@ final class RingListener implements AutoCloseable {
     private final RingSettings settings;
     private final Thread thread;
     private final Map<SocketChannel, Pending> pending = new LinkedHashMap<>();
+    private final ByteBuffer scratch = ByteBuffer.allocate(Handshake.MAX_HELLO_BYTES);
     private final Map<InetAddress, Integer> pendingPerAddress = new HashMap<>();
     private final Map<Handshake.Key, SocketChannel> parked = new HashMap<>();
     private String currentGroup;
@@ -233,22 +236,20 @@ final class RingListener implements AutoCloseable {
 
     private void read(Pending p) {
         try {
-            int n = p.channel.read(p.in);
+            ByteBuffer buf = p.in != null ? p.in : scratch.clear();
+            int n = p.channel.read(buf);
             if (n < 0) {
                 drop(p, null, "closed before finishing its handshake");
                 return;
             }
-            int length = Handshake.expectedLength(p.in, p.in.position());
-            if (length < 0) {
-                // read no further than the next length field, so that nothing past the hello is consumed
-                p.in.limit(p.in.position() < 8 ? 8 : 8 + Short.toUnsignedInt(p.in.getShort(6)) + 8 + 2);
-                return;
+            int length = Handshake.expectedLength(buf, buf.position());
+            if (length >= 0 && buf.position() > length) {
+                drop(p, null, "sent more than a hello before being answered");
+            } else if (length >= 0 && buf.position() == length) {
+                decide(p, Handshake.parse(buf, length));
+            } else if (p.in == null && buf.position() > 0) {
+                p.in = ByteBuffer.allocate(Handshake.MAX_HELLO_BYTES).put(buf.flip()); // bounded, rare
             }
-            p.in.limit(length);
-            if (p.in.position() < length) {
-                return;
-            }
-            decide(p, Handshake.parse(p.in, length));
         } catch (IOException | RuntimeException e) {
             drop(p, null, e.getMessage());
         }
