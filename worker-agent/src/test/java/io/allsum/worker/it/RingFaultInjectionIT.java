@@ -45,8 +45,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Faults injected into a real 3-rank ring group (server and workers are separate JVMs on loopback, with a token):
- * a forged-handshake flood against a ring port, kill -9 and SIGSTOP of a rank while idle and mid-job. After each
- * fault the group must re-form and run a job correctly; the times are printed and written to
+ * a forged-handshake flood against a ring port, kill -9 and SIGSTOP of a rank while idle and mid-job, and a join
+ * refused for a wrong token (exit code 2). After each fault the group must re-form and run a job correctly; the times are printed and written to
  * {@code target/it-logs/ring-faults/figures.md} (docs/reliability.md quotes them).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -279,6 +279,25 @@ class RingFaultInjectionIT {
                 String.format(Locale.ROOT, "job FAILED %.2f s after the stop (%s); group complete again %.1f s after"
                         + " SIGCONT", secs(detected - stoppedAt), failed.failureReason(), secs(ready - detected)),
                 "1 (the running job, reported FAILED)");
+    }
+
+    @Test
+    @Order(7)
+    void workerWhoseJoinIsRefusedExitsWithCode2() throws Exception {
+        long start = System.nanoTime();
+        try (JvmProcess w = JvmProcess.start("wrong-token", Path.of("target", "it-logs", "ring-faults"), List.of(),
+                List.of("-cp", JvmProcess.testClasspath(), io.allsum.worker.WorkerAgentApplication.class.getName(),
+                        "--server.address=127.0.0.1",
+                        "--allsum.worker.server=" + cluster.serverUri(),
+                        "--allsum.worker.token=not-" + TOKEN,
+                        "--allsum.worker.group=refused", "--allsum.worker.rank=0",
+                        "--allsum.worker.world-size=2", "--allsum.worker.backend=ring",
+                        "--allsum.worker.ring-bind-host=127.0.0.1"))) {
+            assertThat(w.awaitExit(DEADLINE)).as(w.tail()).isEqualTo(2);
+            assertThat(w.output()).contains("rejected the join");
+        }
+        record("refused join", "a worker with a wrong token joins", String.format(Locale.ROOT,
+                "exit code 2, %.1f s after its JVM was started", secs(System.nanoTime() - start)), "0");
     }
 
     // ---------------------------------------------------------------- helpers

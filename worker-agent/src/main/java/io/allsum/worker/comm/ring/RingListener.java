@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -195,9 +196,22 @@ final class RingListener implements AutoCloseable {
         return p.acceptedAt + settings.handshakeTimeout().toNanos();
     }
 
-    private void acceptAll() throws IOException {
-        SocketChannel channel;
-        while ((channel = server.accept()) != null) {
+    private void acceptAll() {
+        while (true) {
+            SocketChannel channel;
+            try {
+                channel = server.accept();
+            } catch (ClosedChannelException e) {
+                return; // closing
+            } catch (IOException e) {
+                // out of descriptors, say: the connection waits in the backlog; do not spin on it
+                countDrop(InetAddress.getLoopbackAddress(), "accept failed: " + e);
+                pause();
+                return;
+            }
+            if (channel == null) {
+                return;
+            }
             InetAddress address = remoteAddress(channel);
             makeRoomFor(address);
             Pending p = new Pending(channel, address);
@@ -346,6 +360,14 @@ final class RingListener implements AutoCloseable {
                     + (count == 1 ? "" : "s") + " (latest from " + last + ")");
             droppedSinceLog = 0;
             lastDropLog = now;
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
