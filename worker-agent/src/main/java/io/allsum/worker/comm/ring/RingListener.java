@@ -74,7 +74,7 @@ final class RingListener implements AutoCloseable {
     private volatile int pendingCount;
     private final AtomicLong dropped = new AtomicLong();
     private long droppedSinceLog;
-    private long lastDropLog = System.nanoTime();
+    private long lastDropLog = System.nanoTime() - DROP_LOG_EVERY; // the first drop is logged at once
     private String lastDropReason;
 
     RingListener(String bindHost, String advertisedHost, int port, RingSettings settings) throws IOException {
@@ -353,7 +353,7 @@ final class RingListener implements AutoCloseable {
         droppedSinceLog++;
         lastDropReason = address + ": " + why;
         long now = System.nanoTime();
-        if (droppedSinceLog == 1 || now - lastDropLog >= DROP_LOG_EVERY) {
+        if (now - lastDropLog >= DROP_LOG_EVERY) {
             long count = droppedSinceLog;
             String last = lastDropReason;
             LOG.log(Level.INFO, () -> "ring listener " + endpoint + " dropped " + count + " unproved connection"
