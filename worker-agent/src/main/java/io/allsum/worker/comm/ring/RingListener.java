@@ -165,7 +165,6 @@ final class RingListener implements AutoCloseable {
                 }
                 selector.selectedKeys().clear();
                 expire();
-                pendingCount = pending.size();
             }
         } catch (ClosedSelectorException e) {
             // closed under us: close() cleans up
@@ -230,6 +229,7 @@ final class RingListener implements AutoCloseable {
             }
             pending.put(channel, p);
             pendingPerAddress.merge(address, 1, Integer::sum);
+            pendingCount = pending.size();
         }
     }
 
@@ -298,8 +298,8 @@ final class RingListener implements AutoCloseable {
         ByteBuffer ack = Handshake.ack(Handshake.acceptMac(key, hello.dialerNonce(), p.nonce));
         tryWrite(p.channel, ack);
         if (ack.hasRemaining()) {
-            closeQuietly(p.channel);
             countDrop(p.address, "could not acknowledge a proved handshake");
+            closeQuietly(p.channel);
             return;
         }
         synchronized (this) {
@@ -331,16 +331,17 @@ final class RingListener implements AutoCloseable {
 
     private void drop(Pending p, Handshake.Refusal refusal, String why) {
         forget(p);
+        countDrop(p.address, why); // counted before the close: whoever sees the close sees the count
         if (refusal != null) {
             tryWrite(p.channel, Handshake.nack(refusal));
         }
         closeQuietly(p.channel);
-        countDrop(p.address, why);
     }
 
     private void forget(Pending p) {
         if (pending.remove(p.channel) != null) {
             pendingPerAddress.computeIfPresent(p.address, (a, n) -> n > 1 ? n - 1 : null);
+            pendingCount = pending.size(); // before the channel is closed: whoever sees the close sees the count
         }
         if (p.selectionKey != null) {
             p.selectionKey.cancel();
