@@ -3,7 +3,11 @@
 # app jars (server, worker, launcher if built) and bin/ scripts. Run after `./mvnw -DskipTests package`:
 #   packaging/dist/build.sh          (XZ_LEVEL=3 for a quick, larger build)
 # Jars are repacked uncompressed (zip -0) and the runtime is linked with --compress zip-0 so that xz sees raw bytes.
+# DIST_LAYOUT=dir (used by docker/build-images.sh) leaves an unpacked tree in dist/allsum-linux-x86_64/ instead: jars as
+# built and a compressed runtime without native debug symbols nor AWT's native libraries (java.beans needs only the
+# java.desktop classes), since a container image layer is stored unpacked.
 set -euo pipefail
+layout="${DIST_LAYOUT:-tar}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 [ -x "$JAVA_HOME/bin/jlink" ] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
@@ -42,23 +46,37 @@ for app in server worker launcher; do
   : > "$stage/lib/$app.classpath"
   for dep in "$out"/BOOT-INF/lib/*.jar; do
     base="$(basename "$dep")"
-    if [ ! -f "$stage/lib/$base" ]; then cp "$dep" "$stage/lib/$base"; repack_stored "$stage/lib/$base"; fi
+    if [ ! -f "$stage/lib/$base" ]; then
+      cp "$dep" "$stage/lib/$base"
+      [ "$layout" = dir ] || repack_stored "$stage/lib/$base"
+    fi
     echo "$base" >> "$stage/lib/$app.classpath"
   done
   thin="allsum-$app.jar"
-  (cd "$out/BOOT-INF/classes" && zip -q -0 -X -r "$stage/lib/$thin" .)
+  (cd "$out/BOOT-INF/classes" && zip -q "$([ "$layout" = dir ] && echo -6 || echo -0)" -X -r "$stage/lib/$thin" .)
   echo "$thin" >> "$stage/lib/$app.classpath"
   echo "$start_class" > "$stage/lib/$app.main"
 done
 
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,java.instrument,jdk.unsupported,jdk.crypto.ec,java.security.jgss,jdk.management,jdk.zipfs \
-  --compress zip-0 --strip-debug --no-header-files --no-man-pages --output "$stage/runtime"
+  --strip-debug --no-header-files --no-man-pages --output "$stage/runtime" \
+  $(if [ "$layout" = dir ]; then
+      echo --compress zip-6 --strip-native-debug-symbols=exclude-debuginfo-files \
+        '--exclude-files=**/lib/libawt*.so,**/lib/libfontmanager.so,**/lib/libfreetype.so,**/lib/liblcms.so,**/lib/libmlib_image.so,**/lib/libsplashscreen.so,**/lib/libjavajpeg.so,**/lib/libjsound.so'
+    else echo --compress zip-0; fi)
 
 cp "$root/packaging/dist/bin/"* "$stage/bin/"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
 
 mkdir -p "$root/dist"
+if [ "$layout" = dir ]; then
+  # jlink keeps libjvm.so's symbol table (5 MB); an image has no use for it (hs_err frames then show addresses).
+  command -v strip >/dev/null && strip --strip-unneeded "$stage/runtime/lib/server/libjvm.so"
+  rm -rf "${root:?}/dist/$name" && mv "$stage" "$root/dist/$name" && rm -rf "$work"
+  echo "dist/$name: $(du -sm "$root/dist/$name" | cut -f1) MiB unpacked"
+  exit 0
+fi
 tar -C "$work" --owner=0 --group=0 --sort=name -cf - "$name" | xz "-${XZ_LEVEL:-9}" -T0 > "$root/dist/$name.tar.xz"
 rm -rf "$work"
 size=$(stat -c %s "$root/dist/$name.tar.xz")

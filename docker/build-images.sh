@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the allsum images from this checkout:
+#   allsum/rendezvous-server:latest   server      (BASE: debian:bookworm-slim)
+#   allsum/worker:cpu                 ring worker + the allsum command (BASE: debian:bookworm-slim)
+#   allsum/worker:cuda13              GPU worker + the allsum command (BASE: nvidia/cuda:13.0.1-runtime-ubuntu24.04)
+# Usage: docker/build-images.sh [cpu|gpu|all]      (default all; cpu skips the CUDA image)
+# Needs Java 25 (JAVA_HOME or /usr/lib/jvm/temurin-25-jdk-amd64) and docker. Builds the jars when missing.
+# SERVER_BASE / CPU_BASE / GPU_BASE override the base images.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+what="${1:-all}"
+case "$what" in cpu|gpu|all) ;; *) echo "usage: docker/build-images.sh [cpu|gpu|all]" >&2; exit 2 ;; esac
+if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"25'; then
+  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+cd "$root"
+for jar in rendezvous-server/target/rendezvous-server.jar worker-agent/target/worker-agent.jar \
+           launcher/target/allsum-launcher.jar; do
+  if [ ! -f "$jar" ]; then echo "build-images: building the jars (./mvnw -q -DskipTests package)"; ./mvnw -B -q -DskipTests package; break; fi
+done
+DIST_LAYOUT=dir packaging/dist/build.sh
+context="$root/dist/allsum-linux-x86_64"
+version="$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' pom.xml | sed -n 2p)"
+revision="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+build() { # tag dockerfile base
+  echo "build-images: $1 (base $3)"
+  docker build -q -t "$1" -f "docker/$2" --build-arg "BASE_IMAGE=$3" --build-arg "VERSION=$version" \
+    --build-arg "REVISION=$revision" "$context" >/dev/null
+  docker image inspect -f "build-images: $1 {{.Size}}" "$1" | awk '{printf "%s %s %.1f MB\n", $1, $2, $3/1e6}'
+}
+build allsum/rendezvous-server:latest server.Dockerfile "${SERVER_BASE:-debian:bookworm-slim}"
+if [ "$what" != gpu ]; then build allsum/worker:cpu worker.Dockerfile "${CPU_BASE:-debian:bookworm-slim}"; fi
+if [ "$what" != cpu ]; then build allsum/worker:cuda13 worker.Dockerfile "${GPU_BASE:-nvidia/cuda:13.0.1-runtime-ubuntu24.04}"; fi
