@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The 200 answer to a join: the generation is complete. Every rank gets the same body, members sorted by rank.
- * {@code uniqueId} is null for the ring backend.
+ * {@code uniqueId} is rank 0's secret id: the NCCL unique id, or the ring's random id (null if rank 0 sent none).
  *
  * @param epoch the server's incarnation ({@code Allsum-Server-Epoch}): a worker that sees it change knows the
  *              server restarted and resets what it held from the old one (its job cursor); null from older servers

@@ -11,7 +11,8 @@ import io.allsum.model.Backend;
  * @param instanceId     unique per worker process incarnation (1-128 chars); a re-post with the same one is
  *                       idempotent
  * @param backend        nccl or ring
- * @param uniqueId       base64 of rank 0's 128-byte ncclUniqueId: required from rank 0 with nccl, rejected otherwise
+ * @param uniqueId       base64 of rank 0's 128-byte secret id: its ncclUniqueId (required with nccl) or the ring's
+ *                       random id (optional with ring, the key of its connections); rejected from other ranks
  * @param endpoint       {@code host:port} the worker listens on (required for ring)
  * @param host           optional host name, for humans
  * @param device         optional GPU name or UUID, for humans

@@ -127,10 +127,6 @@ public final class JoinRequestValidator {
             }
             return null;
         }
-        if (request.backend() == Backend.RING) {
-            violations.add(new Violation("uniqueId", "must be absent with the ring backend"));
-            return null;
-        }
         if (request.rank() != null && request.rank() != 0) {
             violations.add(new Violation("uniqueId", "must be absent from rank " + request.rank()
                     + "; only rank 0 brings the id"));

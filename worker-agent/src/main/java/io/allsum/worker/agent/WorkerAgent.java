@@ -35,9 +35,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The worker's life, on one agent thread: JOINING (rendezvous with retries, then the communicator) -> READY (jobs
  * long-polled and run in the group's order, heartbeats on a scheduler) -> RECOVERING when the generation breaks
- * (the server says so, or a collective fails) -> JOINING the next generation. Restarts are bounded: past
- * {@code maxRestarts} consecutive failures the agent logs why and ends the process non-zero. Stopping the
- * application leaves the group and closes the communicator.
+ * (the server says so, a collective fails, or the communicator sees a peer die while idle) -> JOINING the next
+ * generation. Restarts are bounded ({@link RestartBudget}): past {@code maxRestarts} failures within the restart
+ * window the agent logs why and ends the process non-zero. Stopping the application leaves the group and closes the
+ * communicator.
  */
 public class WorkerAgent implements SmartLifecycle {
 
@@ -51,8 +52,7 @@ public class WorkerAgent implements SmartLifecycle {
     /** Answers meaning this generation (or this worker's place in it) is gone. */
     private static final Set<Integer> GENERATION_GONE = Set.of(404, 409, 410);
     private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
-    /** A generation that served this long wipes out the restart count: its failure is a new incident. */
-    private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
+    static final Duration DEFAULT_RESTART_WINDOW = Duration.ofMinutes(10);
     /** Pause before re-joining after the n-th restart: 200 ms doubling up to 5 s, at least half of that. */
     private static final RetryPolicy RESTART_BACKOFF =
             new RetryPolicy(Duration.ofMillis(100), 2.0, Duration.ofSeconds(5), Duration.ZERO);
@@ -80,12 +80,20 @@ public class WorkerAgent implements SmartLifecycle {
     private long lastGeneration;
     /** The server incarnation of the last join answer; null before the first or from a server without epochs. */
     private String serverEpoch;
-    private int restarts;
+    private final RestartBudget restartBudget;
+    /** Failures within the restart window, as last counted (for the status). */
+    private volatile int restarts;
     /** When a join first found this rank held by another (dead) instance; null otherwise. */
     private Instant staleHolderSince;
 
     public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
                        AgentExit exit, String instanceId, String hostName) {
+        this(props, client, factory, executor, exit, instanceId, hostName, DEFAULT_RESTART_WINDOW);
+    }
+
+    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
+                       AgentExit exit, String instanceId, String hostName, Duration restartWindow) {
+        this.restartBudget = new RestartBudget(props.maxRestarts(), restartWindow);
         this.props = props;
         this.client = client;
         this.factory = factory;
@@ -194,9 +202,6 @@ public class WorkerAgent implements SmartLifecycle {
                 if (stopping) {
                     return;
                 }
-                if (generation.readyNanos() >= STABLE_AFTER.toNanos()) {
-                    restarts = 0;
-                }
                 recover("generation " + generation.number() + " broke: " + generation.brokenReason());
             }
         } catch (FatalAgentException e) {
@@ -247,7 +252,9 @@ public class WorkerAgent implements SmartLifecycle {
                     communicator.abort();
                     throw e;
                 }
-                return new ActiveGeneration(view, communicator);
+                ActiveGeneration generation = new ActiveGeneration(view, communicator);
+                watchForFailures(generation);
+                return generation;
             } catch (CommException e) {
                 if (stopping) {
                     return null;
@@ -350,7 +357,6 @@ public class WorkerAgent implements SmartLifecycle {
             List<RankSizeResult> results = executor.execute(generation.communicator(), job,
                     () -> stopping || generation.isBroken());
             report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, results));
-            restarts = 0;
         } catch (CommException e) {
             boolean brokeHere = generation.markBroken(e.getMessage());
             String reason = brokeHere ? e.getMessage() : generation.brokenReason() + " (" + e.getMessage() + ")";
@@ -419,16 +425,32 @@ public class WorkerAgent implements SmartLifecycle {
         return true;
     }
 
-    /** Counts one restart, gives up past the limit, else backs off before the next join. */
+    /**
+     * A failure the communicator finds on its own (a peer's connection closed while idle) ends the generation at
+     * once and is reported to the server, which then fails the generation for every member.
+     */
+    private void watchForFailures(ActiveGeneration generation) {
+        generation.communicator().onFailure(e -> {
+            if (generation.markBroken(e.getMessage())) {
+                log.warn("Rank {}: generation {} is over: {}", props.rank(), generation.number(), e.getMessage());
+                Thread.ofVirtual().name("allsum-failure-report")
+                        .start(() -> reportGenerationFailure(generation.number(), e));
+            }
+        });
+    }
+
+    /** Counts one failure, gives up past the budget, else backs off before the next join. */
     private void recover(String reason) {
-        restarts++;
-        if (restarts > props.maxRestarts()) {
+        boolean withinBudget = restartBudget.recordFailure();
+        restarts = restartBudget.failuresInWindow();
+        if (!withinBudget) {
             throw new FatalAgentException(EXIT_RESTARTS_EXHAUSTED, "worker rank " + props.rank() + " of group '"
-                    + props.group() + "' gives up after " + props.maxRestarts() + " restarts; last failure: "
-                    + reason, null);
+                    + props.group() + "' gives up after " + props.maxRestarts() + " restarts within "
+                    + restartBudget.window() + " (" + restarts + " failures); last failure: " + reason, null);
         }
         setStatus(AgentState.RECOVERING, null, reason);
-        log.warn("Rank {}: {}; re-joining (restart {} of {})", props.rank(), reason, restarts, props.maxRestarts());
+        log.warn("Rank {}: {}; re-joining (failure {} of {} allowed within {})", props.rank(), reason, restarts,
+                props.maxRestarts(), restartBudget.window());
         sleep(RESTART_BACKOFF.pauseAtLeastHalf(restarts));
     }
 

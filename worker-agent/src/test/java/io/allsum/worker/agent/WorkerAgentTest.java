@@ -139,6 +139,24 @@ class WorkerAgentTest {
     }
 
     @Test
+    void peerFailureSeenByTheIdleCommunicatorIsReportedAtOnceAndTheAgentRejoins() {
+        start(5, (c, j, stop) -> ONE_ROW);
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY
+                && factory.created.getFirst().failureListener != null);
+
+        factory.created.getFirst().failureListener.accept(new PeerFailedException("idle", 1, 2,
+                "at 127.0.0.1:40002 closed its connection while the group was idle", null));
+
+        await().atMost(WAIT).until(() -> !server.failures.isEmpty());
+        assertThat(server.failures.getFirst()).satisfies(f -> {
+            assertThat(f.failedRank()).isEqualTo(2);
+            assertThat(f.generation()).isEqualTo(1L);
+        });
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+        await().atMost(WAIT).until(() -> server.joins.size() == 2);
+    }
+
+    @Test
     void successfulJobIsReportedAndTheNextPollStartsAfterItsSeq() {
         start(5, (c, j, stop) -> ONE_ROW);
         server.jobs.add(job("job-7", 7, 1));
