@@ -17,6 +17,8 @@ import io.allsum.worker.comm.HotPathWarmup;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.comm.PeerFailedException;
+import io.allsum.worker.jobs.JobCursor;
+import io.allsum.worker.jobs.ReportDelivery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -71,8 +73,9 @@ public class WorkerAgent implements SmartLifecycle {
     private Thread agentThread;
     private ScheduledExecutorService heartbeats;
 
+    private final ReportDelivery reports;
     /** Touched only by the agent thread. */
-    private long afterSeq;
+    private final JobCursor cursor = new JobCursor();
     private int restarts;
     /** When a join first found this rank held by another (dead) instance; null otherwise. */
     private Instant staleHolderSince;
@@ -86,6 +89,7 @@ public class WorkerAgent implements SmartLifecycle {
         this.exit = exit;
         this.instanceId = instanceId;
         this.hostName = hostName;
+        this.reports = new ReportDelivery(client, ReportDelivery.Settings.DEFAULT);
         this.status = new AgentStatus(AgentState.STARTING, props.group(), 0, props.rank(), props.worldSize(),
                 factory.backend(), 0, null);
     }
@@ -139,6 +143,7 @@ public class WorkerAgent implements SmartLifecycle {
             thread.interrupt();
             joinQuietly(thread, props.heartbeatInterval().plus(Duration.ofSeconds(5)));
         }
+        reports.close();
         leaveGroup();
         if (generation != null) {
             generation.close();
@@ -262,7 +267,7 @@ public class WorkerAgent implements SmartLifecycle {
         while (!stopping && !generation.isBroken()) {
             Optional<JobAssignment> next;
             try {
-                next = client.nextJob(props.group(), props.rank(), instanceId, afterSeq, props.jobPollWait());
+                next = client.nextJob(props.group(), props.rank(), instanceId, cursor.after(), props.jobPollWait());
             } catch (RuntimeException e) {
                 if (stopping) {
                     return;
@@ -280,7 +285,7 @@ public class WorkerAgent implements SmartLifecycle {
                 continue;
             }
             JobAssignment job = next.get();
-            afterSeq = Math.max(afterSeq, job.seq());
+            cursor.received(job.seq());
             if (job.generation() < generation.number()) {
                 log.info("Rank {} skips job {} (seq {}) of an earlier generation {}", props.rank(), job.jobId(),
                         job.seq(), job.generation());
@@ -328,11 +333,7 @@ public class WorkerAgent implements SmartLifecycle {
     }
 
     private void report(JobAssignment job, RankReport report) {
-        try {
-            client.report(props.group(), job.jobId(), report);
-        } catch (RuntimeException e) {
-            log.warn("Rank {} could not report job {}: {}", props.rank(), job.jobId(), e.getMessage());
-        }
+        reports.deliver(props.group(), job.jobId(), report);
     }
 
     /** Tells the server the generation failed, naming the peer when the communicator knows it. */

@@ -66,7 +66,8 @@ final class LocalCluster implements AutoCloseable {
                 "--server.port=0",
                 "--server.address=127.0.0.1",
                 "--allsum.rendezvous.heartbeat-timeout=6s",
-                "--allsum.rendezvous.join-timeout=60s"));
+                "--allsum.rendezvous.join-timeout=60s",
+                "--allsum.data-dir=" + logDir.resolve("data").toAbsolutePath()));
         int port = server.awaitHttpPort(START_DEADLINE);
         return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port));
     }
