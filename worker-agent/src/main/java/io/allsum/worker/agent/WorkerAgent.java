@@ -19,6 +19,8 @@ import io.allsum.worker.comm.HotPathWarmup;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.comm.PeerFailedException;
+import io.allsum.worker.jobs.JobCursor;
+import io.allsum.worker.jobs.ReportDelivery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -74,8 +76,9 @@ public class WorkerAgent implements SmartLifecycle {
     private Thread agentThread;
     private ScheduledExecutorService heartbeats;
 
+    private final ReportDelivery reports;
     /** Touched only by the agent thread. */
-    private long afterSeq;
+    private final JobCursor cursor = new JobCursor();
     /** The generation this worker last joined (0: none yet); reported in joins so a restarted server goes above. */
     private long lastGeneration;
     /** The server incarnation of the last join answer; null before the first or from a server without epochs. */
@@ -101,6 +104,7 @@ public class WorkerAgent implements SmartLifecycle {
         this.exit = exit;
         this.instanceId = instanceId;
         this.hostName = hostName;
+        this.reports = new ReportDelivery(client, ReportDelivery.Settings.DEFAULT);
         this.status = new AgentStatus(AgentState.STARTING, props.group(), 0, props.rank(), props.worldSize(),
                 factory.backend(), 0, null);
     }
@@ -154,6 +158,7 @@ public class WorkerAgent implements SmartLifecycle {
             thread.interrupt();
             joinQuietly(thread, props.heartbeatInterval().plus(Duration.ofSeconds(5)));
         }
+        reports.close();
         leaveGroup();
         if (generation != null) {
             generation.close();
@@ -280,9 +285,9 @@ public class WorkerAgent implements SmartLifecycle {
     private void adoptServer(GroupView view) {
         if (view.epoch() != null && serverEpoch != null && !view.epoch().equals(serverEpoch)) {
             log.warn("Rank {}: the rendezvous server restarted (epoch {} -> {}); job cursor {} reset to 0, "
-                    + "generation {} continues above {}", props.rank(), serverEpoch, view.epoch(), afterSeq,
+                    + "generation {} continues above {}", props.rank(), serverEpoch, view.epoch(), cursor.after(),
                     view.generation(), lastGeneration);
-            afterSeq = 0;
+            cursor.reset();
         }
         if (view.epoch() != null) {
             serverEpoch = view.epoch();
@@ -300,7 +305,7 @@ public class WorkerAgent implements SmartLifecycle {
         while (!stopping && !generation.isBroken()) {
             Optional<JobAssignment> next;
             try {
-                next = client.nextJob(props.group(), props.rank(), instanceId, afterSeq, props.jobPollWait());
+                next = client.nextJob(props.group(), props.rank(), instanceId, cursor.after(), props.jobPollWait());
             } catch (RuntimeException e) {
                 if (stopping) {
                     return;
@@ -324,7 +329,7 @@ public class WorkerAgent implements SmartLifecycle {
                 continue;
             }
             JobAssignment job = next.get();
-            afterSeq = Math.max(afterSeq, job.seq());
+            cursor.received(job.seq());
             if (job.generation() < generation.number()) {
                 log.info("Rank {} skips job {} (seq {}) of an earlier generation {}", props.rank(), job.jobId(),
                         job.seq(), job.generation());
@@ -382,11 +387,7 @@ public class WorkerAgent implements SmartLifecycle {
     }
 
     private void report(JobAssignment job, RankReport report) {
-        try {
-            client.report(props.group(), job.jobId(), report);
-        } catch (RuntimeException e) {
-            log.warn("Rank {} could not report job {}: {}", props.rank(), job.jobId(), e.getMessage());
-        }
+        reports.deliver(props.group(), job.jobId(), report);
     }
 
     /** Tells the server the generation failed, naming the peer when the communicator knows it. */

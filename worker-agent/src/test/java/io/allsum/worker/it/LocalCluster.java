@@ -83,7 +83,8 @@ final class LocalCluster implements AutoCloseable {
                 "--server.port=" + port,
                 "--server.address=127.0.0.1",
                 "--allsum.rendezvous.heartbeat-timeout=6s",
-                "--allsum.rendezvous.join-timeout=60s"));
+                "--allsum.rendezvous.join-timeout=60s",
+                "--allsum.data-dir=" + logDir.resolve("data").toAbsolutePath()));
     }
 
     /** Kills the server (SIGKILL) and starts a new one on the same port; the workers keep running. */
