@@ -32,7 +32,7 @@ import java.util.Locale;
 public final class NcclSelfCheck {
 
     private static final String USAGE = "usage: NcclSelfCheck [-b 8] [-e 1G] [-f 2] [-n 20] [-w 5] [-d DEVICE]"
-            + " [--no-check] [--rank R --nranks N --id-file PATH] [--timeout SECONDS] [--abort-test]";
+            + " [--no-check] [--rank R --nranks N --id-file PATH] [--timeout SECONDS] [--abort-test] [--probe]";
 
     private NcclSelfCheck() {
     }
@@ -50,6 +50,7 @@ public final class NcclSelfCheck {
         String idFile = null;
         long timeoutSeconds = 120;
         boolean abortTest = false;
+        boolean probe = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "-b" -> minBytes = parseSize(args[++i]);
@@ -64,6 +65,7 @@ public final class NcclSelfCheck {
                 case "--id-file" -> idFile = args[++i];
                 case "--timeout" -> timeoutSeconds = Long.parseLong(args[++i]);
                 case "--abort-test" -> abortTest = true;
+                case "--probe" -> probe = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; " + USAGE);
             }
         }
@@ -102,6 +104,14 @@ public final class NcclSelfCheck {
                     failures = runChecks(comm);
                 }
                 warmUpJit(comm);
+                if (probe && comm instanceof NcclCommunicator nccl) {
+                    try (CommBuffer a = comm.allocate(8); CommBuffer b = comm.allocate(8)) {
+                        String report = nccl.probeOverhead(a, b, 2, 50, 500);
+                        if (print) {
+                            System.out.println(report);
+                        }
+                    }
+                }
                 long wrong = sweep(comm, minBytes, maxBytes, factor, iters, warmup, print);
                 if (failures > 0 || wrong > 0) {
                     throw new IllegalStateException("self check FAILED: " + failures + " op x dtype cases failed, "
