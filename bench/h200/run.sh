@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 gputests lineup pin1
 # Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring/rdv, .carry/torch_anchor.py
 # (the reference script from ../shared/anchors). Output goes to stdout and $OUT/<part>.txt.
 set -uo pipefail
@@ -170,6 +170,32 @@ part_abort2() { # issue 13: a peer killed (-9) or stopped (SIGSTOP) mid-collecti
     grep -E 'abort-test|Exception|failed on rank' /tmp/abort-0.txt | tail -4
     kill -CONT $jp 2>/dev/null; kill -9 $jp 2>/dev/null; wait $p1 2>/dev/null
   done
+}
+
+part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in CI), with the distribution's Java
+  local j=${JUNIT_DIR:-junit} cp
+  cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
+  $JAVA --enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 -cp "$cp" GpuTestRunner \
+    io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest
+}
+
+part_lineup() { # what lining the ranks up inside timeNanos buys on the job path (2 reps each, interleaved)
+  local n=${N:-$(nvidia-smi -L | wc -l)} rep
+  for rep in 1 2; do
+    echo "## rep $rep: job path, line-up on (default)"; allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
+    echo "## rep $rep: job path, -Dallsum.nccl.lineUp=false"
+    ALLSUM_JAVA_OPTS=-Dallsum.nccl.lineUp=false allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
+  done
+}
+
+part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, native and the JVM probe
+  export CUDA_VISIBLE_DEVICES=0; local pin rep
+  [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null
+  for rep in 1 2; do for pin in "" "taskset -c 8-11"; do
+    echo "## rep $rep: native ${pin:-unpinned}"; $pin /tmp/allreduce_bench -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^ +[0-9]'
+    echo "## rep $rep: JVM probe ${pin:-unpinned}"; $pin allsum-selfcheck --no-check --probe -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^#   [a-z]|^ +[0-9]'
+  done; done
+  unset CUDA_VISIBLE_DEVICES
 }
 
 for part in "$@"; do

@@ -90,6 +90,8 @@ public final class NcclCommunicator implements Communicator {
     /** Spin this long on a wait before parking: small collectives finish in microseconds. */
     private static final long SPIN_NANOS = 2_000_000;
     private static final long PARK_NANOS = 20_000;
+    /** -Dallsum.nccl.lineUp=false leaves the ranks' line-up out of timeNanos (for measuring what it buys). */
+    private static final boolean LINE_UP = !"false".equals(System.getProperty("allsum.nccl.lineUp"));
     private static final VarHandle NATIVE_CALLS;
 
     static {
@@ -557,7 +559,7 @@ public final class NcclCommunicator implements Communicator {
         String phase = "time";
         ensureUsable(phase);
         return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
-            if (size > 1 && !enqueueOnly) {
+            if (LINE_UP && size > 1 && !enqueueOnly) {
                 enqueueBarrier(phase);
                 awaitWork(phase, null, deadline());
             }
@@ -766,8 +768,9 @@ public final class NcclCommunicator implements Communicator {
             }
             long began = System.nanoTime();
             abortAll(target);
-            throw new CommTimeoutException(phase, rank, "not done before the deadline ("
-                    + operationTimeout + " per operation); communicator aborted (ncclCommAbort took "
+            String limit = "init".equals(phase) ? "the init deadline" : operationTimeout + " per operation";
+            throw new CommTimeoutException(phase, rank, "not done before the deadline (" + limit
+                    + "); communicator aborted (ncclCommAbort took "
                     + (System.nanoTime() - began) / 1_000_000 + " ms)");
         }
     }
