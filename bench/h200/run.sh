@@ -176,7 +176,7 @@ part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in C
   local j=${JUNIT_DIR:-junit} cp
   cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
   $JAVA --enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 -cp "$cp" GpuTestRunner \
-    io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest
+    ${GPU_TESTS:-io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest}
 }
 
 part_lineup() { # what lining the ranks up inside timeNanos buys on the job path (2 reps each, interleaved)

@@ -80,6 +80,33 @@ class NcclDeadlineGpuTest {
         }
     }
 
+    @Test
+    void firstAllReduceThatThePeerNeverJoinsIsAbortedByTheWatchdog() throws Exception {
+        Assumptions.assumeTrue(secondGpuVisible(), "needs 2 visible GPUs");
+        try (NcclCommunicatorFactory f0 = new NcclCommunicatorFactory(0, Duration.ofSeconds(3));
+             NcclCommunicatorFactory f1 = new NcclCommunicatorFactory(1, Duration.ofSeconds(3))) {
+            GroupView view = twoRanks(f0.prepareJoin(0).uniqueId());
+            f1.prepareJoin(1);
+            CompletableFuture<Communicator> c1 = CompletableFuture.supplyAsync(() ->
+                    f1.create(view, 1, Duration.ofSeconds(60)));
+            try (Communicator r0 = f0.create(view, 0, Duration.ofSeconds(60));
+                 Communicator r1 = c1.get(90, TimeUnit.SECONDS);
+                 CommBuffer b0 = r0.allocate(1 << 20)) {
+                // The first collective sets up NCCL's connections inside the blocking enqueue and needs the peer
+                // for that: with rank 1 absent, the call blocks in NCCL, and only the watchdog can end it.
+                long began = System.nanoTime();
+                assertThatThrownBy(() -> r0.allReduce(b0, b0, 1 << 18, DataType.FLOAT32, ReduceOp.SUM))
+                        .isInstanceOf(CommException.class)
+                        .hasMessageContaining("all_reduce failed on rank 0")
+                        .hasMessageContaining("aborted by the watchdog");
+                // Before the caller's own backstop (deadline + 10 s) would give up on the GPU thread.
+                assertThat(Duration.ofNanos(System.nanoTime() - began)).isBetween(Duration.ofSeconds(3),
+                        Duration.ofSeconds(12));
+                r1.abort();
+            }
+        }
+    }
+
     private static boolean secondGpuVisible() {
         try (NcclCommunicatorFactory second = new NcclCommunicatorFactory(1)) {
             second.device();
