@@ -21,13 +21,15 @@ import java.util.function.Predicate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A ring group at generation 15 loses its server (SIGKILL); a new server starts on the same port. The workers see
- * the new epoch, re-join reporting generation 15, the group re-forms as generation 16 (the ring accepts only newer
- * generations), and a job submitted to the new server runs and verifies.
+ * The rendezvous server is killed (SIGKILL) and a new one starts on the same port and data directory.
+ * A ring group at generation 15: the workers see the new epoch, re-join reporting generation 15, the group re-forms
+ * as generation 16, and a job submitted to the new server runs and verifies. A group in the middle of a job: the
+ * job is kept as INTERRUPTED with its reason, the history before it is intact, and the next job succeeds.
  */
 class ServerRestartIT {
 
     static final String GROUP = "restart-2";
+    static final String MID_JOB_GROUP = "restart-mid-job";
     static final int WORLD_SIZE = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
@@ -35,7 +37,11 @@ class ServerRestartIT {
 
     @BeforeAll
     static void startServer() throws Exception {
-        cluster = LocalCluster.start("server-restart");
+        // 14 injected failures must not use up the workers' restart budget (failures within a window).
+        List<String> timing = LocalCluster.WORKER_TIMING.stream()
+                .map(a -> a.startsWith("--allsum.worker.max-restarts=") ? "--allsum.worker.max-restarts=40" : a)
+                .toList();
+        cluster = LocalCluster.start("server-restart", null, timing);
     }
 
     @AfterAll
@@ -52,7 +58,6 @@ class ServerRestartIT {
         for (long generation = 1; generation < 15; generation++) {
             failGeneration(generation);
             awaitComplete(generation + 1);
-            // A job that succeeds resets each worker's restart count, so 14 failures do not exhaust it.
             assertThat(runSmallJob().state()).isEqualTo(JobState.SUCCEEDED);
         }
         String oldEpoch = cluster.client().status(GROUP).epoch();
@@ -70,6 +75,59 @@ class ServerRestartIT {
         }
     }
 
+    @Test
+    void aJobRunningWhenTheServerIsKilledIsKeptAsInterruptedAndTheNextJobSucceeds() throws Exception {
+        cluster.startGroup(MID_JOB_GROUP, WORLD_SIZE);
+        awaitComplete(MID_JOB_GROUP, 1);
+        Job before = awaitJob(MID_JOB_GROUP, cluster.client().submitJob(MID_JOB_GROUP, smallSpec()).jobId(),
+                j -> j.state().isFinal());
+        assertThat(before.state()).isEqualTo(JobState.SUCCEEDED);
+        // 64 MiB x 100000 iterations: still running when the server dies.
+        Job longJob = cluster.client().submitJob(MID_JOB_GROUP, new JobSpec(CollectiveOp.ALL_REDUCE,
+                DataType.FLOAT32, ReduceOp.SUM, 0, 64L << 20, 64L << 20, 2, 100_000, 0, false, true, 3600));
+        awaitJob(MID_JOB_GROUP, longJob.jobId(), j -> j.state() == JobState.RUNNING);
+
+        long killed = System.nanoTime();
+        cluster.restartServer(3);
+        Job interrupted = cluster.client().job(MID_JOB_GROUP, longJob.jobId());
+        Job kept = cluster.client().job(MID_JOB_GROUP, before.jobId());
+        awaitReformed(MID_JOB_GROUP);
+        Job next = awaitJob(MID_JOB_GROUP, cluster.client().submitJob(MID_JOB_GROUP, smallSpec()).jobId(),
+                j -> j.state().isFinal());
+        double seconds = (System.nanoTime() - killed) / 1e9;
+        System.out.printf("server kill -9 mid-job -> next job %s: %.1f s%n", next.state(), seconds);
+
+        assertThat(interrupted.state()).isEqualTo(JobState.INTERRUPTED);
+        assertThat(interrupted.failureReason()).isNotBlank();
+        assertThat(kept.state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(kept.results()).isNotEmpty();
+        assertThat(next.state()).as(next.failureReason()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(seconds).as("next job done after the kill, in s (goal 30)").isLessThan(90);
+    }
+
+    /** Until the group is complete again on the new server, in whatever generation it reached. */
+    private static void awaitReformed(String group) throws InterruptedException {
+        long end = System.nanoTime() + DEADLINE.toNanos();
+        while (System.nanoTime() < end) {
+            try {
+                GroupStatus status = cluster.client().status(group);
+                if (status.generation() > 1 && status.state() == GenerationState.COMPLETE) {
+                    awaitComplete(group, status.generation());
+                    return;
+                }
+            } catch (RuntimeException notYet) {
+                // no such group until a worker joins the new server
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("group " + group + " did not re-form within " + DEADLINE);
+    }
+
+    private static JobSpec smallSpec() {
+        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false,
+                true, 60);
+    }
+
     /** Rank 0 (by its instance id) reports rank 1 failed, as a worker whose collective broke would. */
     private static void failGeneration(long generation) throws InterruptedException {
         MemberStatus rank0 = cluster.client().status(GROUP).members().getFirst();
@@ -81,14 +139,18 @@ class ServerRestartIT {
     }
 
     private static GroupStatus awaitComplete(long generation) throws InterruptedException {
+        return awaitComplete(GROUP, generation);
+    }
+
+    private static GroupStatus awaitComplete(String group, long generation) throws InterruptedException {
         long end = System.nanoTime() + DEADLINE.toNanos();
         GroupStatus status = null;
         while (System.nanoTime() < end) {
             try {
-                status = cluster.client().status(GROUP);
+                status = cluster.client().status(group);
                 if (status.generation() == generation && status.state() == GenerationState.COMPLETE) {
                     for (int rank = 0; rank < WORLD_SIZE; rank++) {
-                        cluster.awaitReady(cluster.worker(GROUP, rank));
+                        cluster.awaitReady(cluster.worker(group, rank));
                     }
                     return status;
                 }
@@ -103,14 +165,19 @@ class ServerRestartIT {
     private static Job runSmallJob() throws InterruptedException {
         Job submitted = cluster.client().submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
                 ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false, true, 60));
-        return awaitJob(submitted.jobId(), j -> j.state().isFinal());
+        return awaitJob(GROUP, submitted.jobId(), j -> j.state().isFinal());
     }
 
-    private static Job awaitJob(String jobId, Predicate<Job> condition) throws InterruptedException {
+    private static Job awaitJob(String group, String jobId, Predicate<Job> condition) throws InterruptedException {
         long end = System.nanoTime() + DEADLINE.toNanos();
         Job job = null;
         while (System.nanoTime() < end) {
-            job = cluster.client().job(GROUP, jobId);
+            try {
+                job = cluster.client().job(group, jobId);
+            } catch (RuntimeException notYet) {
+                Thread.sleep(100); // the new server may not answer yet
+                continue;
+            }
             if (condition.test(job)) {
                 return job;
             }
