@@ -179,7 +179,15 @@ public final class LocalCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        close(false);
+    }
+
+    /** Stops everything; {@code deleteLogs} removes the log directory too (after a successful run). */
+    public void close(boolean deleteLogs) {
         stopAll();
+        if (deleteLogs) {
+            deleteRecursively(logDir);
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException e) {
@@ -230,6 +238,20 @@ public final class LocalCluster implements AutoCloseable {
             return false;
         } catch (Exception e) {
             return !h.isAlive();
+        }
+    }
+
+    static void deleteRecursively(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // Best effort: a leftover log file is not worth failing a successful run for.
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            // Same: the directory may be gone already.
         }
     }
 

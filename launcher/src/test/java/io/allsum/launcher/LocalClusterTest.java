@@ -55,6 +55,17 @@ class LocalClusterTest {
     }
 
     @Test
+    void deleteRecursivelyRemovesALogDirectoryWithItsFiles(@TempDir Path dir) throws IOException {
+        Path logs = Files.createDirectories(dir.resolve("allsum-1"));
+        Files.writeString(logs.resolve("server.log"), "x");
+        Files.writeString(Files.createDirectories(logs.resolve("sub")).resolve("worker-0.log"), "y");
+
+        LocalCluster.deleteRecursively(logs);
+
+        assertThat(logs).doesNotExist();
+    }
+
+    @Test
     void randomTokensDiffer() {
         assertThat(LocalCluster.randomToken()).hasSizeGreaterThanOrEqualTo(32).isNotEqualTo(LocalCluster.randomToken());
     }
