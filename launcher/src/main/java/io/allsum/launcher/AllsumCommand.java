@@ -324,8 +324,14 @@ public final class AllsumCommand implements Callable<Integer> {
         String groupName = group != null ? group : LOCAL_GROUP;
         progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
                 + layout.description() + ")");
-        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName);
+        // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
+        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
+        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
+                new LocalCluster.Options(aot, keep));
         runServer = cluster.serverUri();
+        if (cluster.recordsAotCaches()) {
+            progress.event("first run after a build: the server and rank 0 record AOT caches for the next runs");
+        }
         boolean succeeded = false;
         try {
             progress.event("logs in " + cluster.logDir() + " (kept only on failure or with --keep)");
@@ -354,7 +360,10 @@ public final class AllsumCommand implements Callable<Integer> {
             }
             return exit;
         } finally {
-            cluster.close(succeeded && !keep);
+            if (cluster.recordsAotCaches()) {
+                progress.event("stopping; the recording JVMs write their AOT caches (once per build)");
+            }
+            cluster.close(succeeded && !keep, succeeded && !keep);
         }
     }
 
