@@ -157,6 +157,10 @@ public final class AllsumCommand implements Callable<Integer> {
     private GroupStatus groupSeen;
     private Job jobSeen;
     private LocalPlan planned;
+    /** The table as it is printed: header once, rows as they come, footer at the end. */
+    private RankLogRows logRows;
+    private boolean headerPrinted;
+    private int rowsPrinted;
 
     public static void main(String[] args) {
         System.exit(execute(args, System.out, System.err));
@@ -339,6 +343,7 @@ public final class AllsumCommand implements Callable<Integer> {
             phase("serverHealthy");
             progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s", phases.get("serverHealthy"),
                     cluster.serverUri()));
+            logRows = new RankLogRows(cluster.workers().stream().map(LocalCluster.Child::log).toList());
             try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
                 JobSession session = new JobSession(client, groupName, cluster::checkAlive, progress);
                 runJob(session, jobSpec, deadline, true, rank -> cluster.workers().stream()
@@ -407,10 +412,17 @@ public final class AllsumCommand implements Callable<Integer> {
         Job submitted = session.submit(jobSpec);
         jobSeen = submitted;
         phase("jobSubmitted");
+        String backendName = String.valueOf(status.backend());
         Job done = session.follow(submitted, deadline, job -> {
             jobSeen = job;
             if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
                 phase("jobRunning");
+            }
+            if (logRows != null && job.state() == JobState.RUNNING) {
+                for (SizeResult row : logRows.poll(job.jobId(), jobSpec.withDefaults().op(), rowsPrinted)) {
+                    printRow(job.spec() != null ? job.spec() : jobSpec, backendName, status.worldSize(), rankLines,
+                            row);
+                }
             }
         });
         jobSeen = done;
@@ -422,10 +434,17 @@ public final class AllsumCommand implements Callable<Integer> {
     private int report(String mode) {
         Outcome o = outcome;
         Job job = statistic().apply(o.job(), o.worldSize());
-        boolean hasRows = job.results() != null && !job.results().isEmpty();
+        List<SizeResult> rows = job.results() == null ? List.of() : job.results();
         PrintWriter out = spec.commandLine().getOut();
-        if (hasRows || job.state() == JobState.SUCCEEDED) {
-            out.print(ResultTable.format(job, o.backend(), o.worldSize(), o.ranks(), statistic()));
+        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED || headerPrinted) {
+            // Rows streamed while the job ran are not printed twice; the server's final rows are the rest.
+            for (int i = rowsPrinted; i < rows.size(); i++) {
+                printRow(job.spec(), o.backend(), o.worldSize(), o.ranks(), rows.get(i));
+            }
+            if (!headerPrinted) {
+                out.print(ResultTable.header(job.spec(), o.backend(), o.worldSize(), o.ranks(), statistic()));
+            }
+            out.print(ResultTable.footer(job));
             out.flush();
         }
         if (job.state() != JobState.SUCCEEDED) {
@@ -437,6 +456,20 @@ public final class AllsumCommand implements Callable<Integer> {
             throw new LauncherException("job " + job.jobId() + " found " + wrong + " wrong elements");
         }
         return ExitCodes.OK;
+    }
+
+    /** One row on stdout at once (the header first, once), under the chosen time statistic. */
+    private void printRow(JobSpec jobSpec, String backendName, int worldSize, List<ResultTable.RankLine> ranks,
+                          SizeResult raw) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (!headerPrinted) {
+            out.print(ResultTable.header(jobSpec, backendName, worldSize, ranks, statistic()));
+            headerPrinted = true;
+        }
+        SizeResult row = statistic().apply(raw, jobSpec.withDefaults().op(), worldSize);
+        out.println(ResultTable.row(jobSpec, row));
+        out.flush();
+        rowsPrinted++;
     }
 
     TimeStatistic statistic() {

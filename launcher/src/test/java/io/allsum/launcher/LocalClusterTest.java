@@ -23,6 +23,17 @@ class LocalClusterTest {
     }
 
     @Test
+    void zeroGraceKillsAtOnceEvenAChildThatIgnoresSigterm() throws IOException {
+        Process stubborn = new ProcessBuilder("bash", "-c", "trap '' TERM; while true; do sleep 0.1; done").start();
+        long start = System.nanoTime();
+
+        LocalCluster.stop(List.of(stubborn), Duration.ZERO);
+
+        assertThat(stubborn.isAlive()).isFalse();
+        assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(5).toNanos());
+    }
+
+    @Test
     void stopKillsAChildThatIgnoresSigterm() throws IOException {
         Process stubborn = new ProcessBuilder("bash", "-c", "trap '' TERM; while true; do sleep 0.1; done").start();
 
