@@ -49,7 +49,20 @@ import java.util.stream.IntStream;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the job succeeded with zero wrong elements",
                 "1:the job failed or found wrong elements, or the cluster could not run it",
-                "2:wrong options"})
+                "2:wrong options"},
+        footerHeading = "%nWhat it prints, and when:%n",
+        footer = {
+                "  stderr, as it happens (-q hides it): 'starting the server and N ring ranks', the log folder,",
+                "  'server up in X s', 'N ranks joined group ... in X s', 'job ... submitted', 'job ... running'",
+                "  (every rank has it), 'job ... succeeded in X s'. On a first run after a build: that the server",
+                "  and rank 0 record AOT caches, and at the end that they write them.",
+                "  stdout, the nccl-tests table: the header and each row as soon as every rank measured that size",
+                "  (local runs; with --server the rows come when the job is done), then the footer.",
+                "  Anything refused (options, or a job the server would refuse) is one 'allsum: ...' line before",
+                "  anything starts, exit 2. --json FILE is written at the end whatever the outcome.",
+                "  Logs go to /tmp/allsum-*; the folder is removed after a successful run unless --keep.",
+                "Environment: ALLSUM_TOKEN (default --token), ALLSUM_HOME (use a distribution's programs),",
+                "  ALLSUM_AOT=off (run the fat jars without AOT caches). Details: docs/launcher.md"})
 public final class AllsumCommand implements Callable<Integer> {
 
     static final String VERSION = "0.1.0";
@@ -365,7 +378,7 @@ public final class AllsumCommand implements Callable<Integer> {
             }
             return exit;
         } finally {
-            if (cluster.recordsAotCaches()) {
+            if (cluster.recordsAotCaches() && succeeded) {
                 progress.event("stopping; the recording JVMs write their AOT caches (once per build)");
             }
             cluster.close(succeeded && !keep, succeeded && !keep);

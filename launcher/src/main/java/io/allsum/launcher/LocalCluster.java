@@ -283,7 +283,8 @@ public final class LocalCluster implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        List<Process> recorders = recordings.stream().map(r -> r.child().process()).toList();
+        // Only a run whose job succeeded records a cache worth keeping (one cut short would cover start-up only).
+        List<Process> recorders = quick ? recordings.stream().map(r -> r.child().process()).toList() : List.of();
         List<Process> others = workers.stream().map(Child::process).filter(p -> !recorders.contains(p)).toList();
         stop(others, quick ? Duration.ZERO : STOP_GRACE);
         stop(workers.stream().map(Child::process).filter(recorders::contains).toList(), RECORDING_GRACE);
@@ -292,7 +293,7 @@ public final class LocalCluster implements AutoCloseable {
             stop(List.of(server.process()), recording ? RECORDING_GRACE : quick ? Duration.ZERO : STOP_GRACE);
         }
         for (Recording r : recordings) {
-            if (r.child().process().isAlive() || r.child().process().exitValue() == 137) {
+            if (!quick || r.child().process().isAlive() || r.child().process().exitValue() == 137) {
                 // Killed while writing: what it left may be partial.
                 deleteQuietly(r.file());
             } else {
