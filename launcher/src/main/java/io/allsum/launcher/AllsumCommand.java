@@ -52,17 +52,18 @@ import java.util.stream.IntStream;
                 "2:wrong options"},
         footerHeading = "%nWhat it prints, and when:%n",
         footer = {
-                "  stderr, as it happens (-q hides it): 'starting the server and N ring ranks', the log folder,",
-                "  'server up in X s', 'N ranks joined group ... in X s', 'job ... submitted', 'job ... running'",
-                "  (every rank has it), 'job ... succeeded in X s'. On a first run after a build: that the server",
-                "  and rank 0 record AOT caches, and at the end that they write them.",
-                "  stdout, the nccl-tests table: the header and each row as soon as every rank measured that size",
-                "  (local runs; with --server the rows come when the job is done), then the footer.",
-                "  Anything refused (options, or a job the server would refuse) is one 'allsum: ...' line before",
-                "  anything starts, exit 2. --json FILE is written at the end whatever the outcome.",
-                "  Logs go to /tmp/allsum-*; the folder is removed after a successful run unless --keep.",
-                "Environment: ALLSUM_TOKEN (default --token), ALLSUM_HOME (use a distribution's programs),",
-                "  ALLSUM_AOT=off (run the fat jars without AOT caches). Details: docs/launcher.md"})
+                "  stderr, as it happens (-q hides it): starting the server and N ranks, the",
+                "  log folder, 'server up in X s', 'N ranks joined ... in X s', 'job ...",
+                "  submitted', 'job ... running' (every rank has it), 'job ... succeeded'.",
+                "  The first run after a build also says that the server and rank 0 record",
+                "  AOT caches for the next runs, and, at the end, that they write them.",
+                "  stdout, the nccl-tests table: the header, then each row as soon as every",
+                "  rank measured that size (with --server: when the job is done), the footer.",
+                "  A job the server would refuse is one 'allsum: ...' line, exit 2, before",
+                "  anything starts. --json FILE is written at the end, whatever the outcome.",
+                "  Logs: /tmp/allsum-*, removed after a successful run unless --keep.",
+                "Environment: ALLSUM_TOKEN (default of --token), ALLSUM_HOME (programs of a",
+                "  distribution), ALLSUM_AOT=off (no AOT caches). More: docs/launcher.md"})
 public final class AllsumCommand implements Callable<Integer> {
 
     static final String VERSION = "0.1.0";
