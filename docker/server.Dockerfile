@@ -1,6 +1,6 @@
 # allsum/rendezvous-server: the rendezvous server and job API on port 8080.
 # Built from the self-contained distribution (a jlink'd Java 25 runtime and the app's jars, made on the host by
-# docker/build-images.sh), so the JVM flags live in one place (the dist's bin/ scripts) for bare metal and images.
+# docker/build-images.sh), so the JVM flags live in one place (packaging/jvm, the dist's conf/) for bare metal and images.
 #   docker/build-images.sh          (or: docker build -f docker/server.Dockerfile dist/allsum-linux-x86_64)
 # BASE_IMAGE is any glibc Linux with bash; the default is what users pull. Tests and CI here, with no registry,
 # import a locally made image under the same tag (docker/local-bases.sh).
@@ -10,7 +10,7 @@ ARG BASE_IMAGE=debian:bookworm-slim
 FROM ${BASE_IMAGE} AS dist
 COPY . /dist
 RUN set -eu; mkdir -p /opt/allsum/lib; \
-    cp -a /dist/runtime /dist/bin /opt/allsum/; \
+    cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \
     cp /dist/lib/server.classpath /dist/lib/server.main /opt/allsum/lib/; \
     while read -r jar; do cp "/dist/lib/$jar" /opt/allsum/lib/; done < /dist/lib/server.classpath; \
     rm -f /opt/allsum/bin/allsum-worker /opt/allsum/bin/allsum-selfcheck /opt/allsum/bin/allsum

@@ -10,7 +10,7 @@ ARG BASE_IMAGE=nvidia/cuda:13.0.1-runtime-ubuntu24.04
 FROM ${BASE_IMAGE} AS dist
 COPY . /dist
 RUN set -eu; mkdir -p /opt/allsum/lib; \
-    cp -a /dist/runtime /dist/bin /opt/allsum/; \
+    cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \
     for app in worker launcher; do \
       cp "/dist/lib/$app.classpath" "/dist/lib/$app.main" /opt/allsum/lib/; \
       while read -r jar; do cp -n "/dist/lib/$jar" /opt/allsum/lib/; done < "/dist/lib/$app.classpath"; \
@@ -29,7 +29,7 @@ LABEL org.opencontainers.image.title="allsum worker" \
 RUN (groupadd --system --gid 10001 allsum && useradd --system --uid 10001 --gid allsum --home-dir /home/allsum \
       --create-home --shell /usr/sbin/nologin allsum)
 COPY --from=dist /opt/allsum /opt/allsum
-# JVM flags (--enable-native-access, JavaCPP maxPhysicalBytes=0) come from the dist's scripts. Half the container's
+# JVM flags (--enable-native-access, JavaCPP maxPhysicalBytes=0) come from the dist's conf/worker.jvmargs. Half the container's
 # memory for the heap: the ring's buffers and CUDA's host allocations live outside it.
 ENV PATH=/opt/allsum/bin:$PATH \
     SERVER_PORT=8081 \

@@ -4,14 +4,21 @@ ALLSUM_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export ALLSUM_HOME
 JAVA="$ALLSUM_HOME/runtime/bin/java"
 [ -x "$JAVA" ] || JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-# JavaCPP settings must be JVM flags; CUDA's resident memory trips JavaCPP's host-memory check otherwise.
-ALLSUM_JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 ${ALLSUM_JAVA_OPTS:-})
+# The JVM flags of each program live in conf/<app>.jvmargs (copied from the repository's packaging/jvm/, the one
+# place they are kept; java @file syntax). ALLSUM_JAVA_OPTS adds flags of your own.
+allsum_jvm_flags() { # app -> ALLSUM_JVM_FLAGS
+  ALLSUM_JVM_FLAGS=()
+  [ -f "$ALLSUM_HOME/conf/$1.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$1.jvmargs")
+  # shellcheck disable=SC2206
+  ALLSUM_JVM_FLAGS+=(${ALLSUM_JAVA_OPTS:-})
+}
 
 allsum_run() { # app args...
   local app="$1"; shift
   local cp="" jar
   [ -f "$ALLSUM_HOME/lib/$app.classpath" ] || { echo "allsum: $app is not part of this distribution" >&2; exit 1; }
   while read -r jar; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$jar"; done < "$ALLSUM_HOME/lib/$app.classpath"
+  allsum_jvm_flags "$app"
   exec "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$cp" "$(cat "$ALLSUM_HOME/lib/$app.main")" "$@"
 }
 

@@ -8,7 +8,9 @@ import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
+import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
 import io.allsum.launcher.bench.RendezvousBenchmark;
@@ -30,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.IntStream;
@@ -46,7 +49,21 @@ import java.util.stream.IntStream;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the job succeeded with zero wrong elements",
                 "1:the job failed or found wrong elements, or the cluster could not run it",
-                "2:wrong options"})
+                "2:wrong options"},
+        footerHeading = "%nWhat it prints, and when:%n",
+        footer = {
+                "  stderr, as it happens (-q hides it): starting the server and N ranks, the",
+                "  log folder, 'server up in X s', 'N ranks joined ... in X s', 'job ...",
+                "  submitted', 'job ... running' (every rank has it), 'job ... succeeded'.",
+                "  The first run after a build also says that the server and rank 0 record",
+                "  AOT caches for the next runs, and, at the end, that they write them.",
+                "  stdout, the nccl-tests table: the header, then each row as soon as every",
+                "  rank measured that size (with --server: when the job is done), the footer.",
+                "  A job the server would refuse is one 'allsum: ...' line, exit 2, before",
+                "  anything starts. --json FILE is written at the end, whatever the outcome.",
+                "  Logs: /tmp/allsum-*, removed after a successful run unless --keep.",
+                "Environment: ALLSUM_TOKEN (default of --token), ALLSUM_HOME (programs of a",
+                "  distribution), ALLSUM_AOT=off (no AOT caches). More: docs/launcher.md"})
 public final class AllsumCommand implements Callable<Integer> {
 
     static final String VERSION = "0.1.0";
@@ -130,6 +147,11 @@ public final class AllsumCommand implements Callable<Integer> {
             description = "Deadline of the whole run: start-up, joins and the job (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
+    @Option(names = {"-a", "--average"}, paramLabel = "0|1|2|3", defaultValue = "1",
+            description = "What the time column shows, as nccl-tests: 0 rank 0's time, 1 the average over ranks, "
+                    + "2 the fastest rank's, 3 the slowest rank's (default ${DEFAULT-VALUE}).")
+    int average;
+
     @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
     boolean quiet;
 
@@ -142,6 +164,17 @@ public final class AllsumCommand implements Callable<Integer> {
 
     private final Map<String, Double> phases = new LinkedHashMap<>();
     private Progress progress;
+    /** What the run got to, for --json, which is written whatever the outcome. */
+    private String runMode;
+    private URI runServer;
+    private Outcome outcome;
+    private GroupStatus groupSeen;
+    private Job jobSeen;
+    private LocalPlan planned;
+    /** The table as it is printed: header once, rows as they come, footer at the end. */
+    private RankLogRows logRows;
+    private boolean headerPrinted;
+    private int rowsPrinted;
 
     public static void main(String[] args) {
         System.exit(execute(args, System.out, System.err));
@@ -176,16 +209,67 @@ public final class AllsumCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        validate();
         progress = Progress.toStderr(quiet);
-        JobSpec jobSpec = jobSpec();
-        return server != null ? runRemote(jobSpec) : runLocal(jobSpec);
+        int exit = ExitCodes.FAILED;
+        String error = null;
+        try {
+            validate();
+            JobSpec jobSpec = jobSpec();
+            exit = server != null ? runRemote(jobSpec) : runLocal(jobSpec);
+            return exit;
+        } catch (LauncherException e) {
+            exit = e.exitCode();
+            error = oneLine(e.getMessage());
+            throw e;
+        } catch (CommandLine.ParameterException e) {
+            exit = ExitCodes.USAGE;
+            error = oneLine(e.getMessage());
+            throw e;
+        } catch (RuntimeException e) {
+            error = e.getClass().getSimpleName() + ": " + oneLine(e.getMessage());
+            throw e;
+        } finally {
+            if (jsonFile != null) {
+                writeJsonQuietly(exit, error);
+            }
+        }
     }
 
     /** The job the options describe. */
     JobSpec jobSpec() {
+        // --timeout bounds the whole run; the job's own deadline cannot exceed what the server accepts.
         return new JobSpec(collective, dataType, reduceOp, root, minBytes, maxBytes, stepFactor, iterations,
-                warmupIterations, inPlace, check == 1, timeoutSeconds);
+                warmupIterations, inPlace, check == 1, Math.min(timeoutSeconds, JobSpecRules.MAX_TIMEOUT_SECONDS));
+    }
+
+    /**
+     * Refuses, as a usage error, a job the server would refuse for a group of {@code worldSize} ranks on
+     * {@code backend} (null when unknown): the same rules ({@link JobSpecRules}), checked before anything starts.
+     */
+    void preflight(int worldSize, Backend backend) {
+        JobSpec submitted = jobSpec();
+        JobSpecRules.Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
+                JobSpecRules.Limits.DEFAULTS);
+        if (v != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());
+        }
+    }
+
+    /** The option that sets a job spec field, for messages. */
+    static String optionOf(String field) {
+        return switch (field) {
+            case "minBytes" -> "-b/--minbytes";
+            case "maxBytes" -> "-e/--maxbytes";
+            case "stepFactor" -> "-f/--stepfactor";
+            case "iterations" -> "-n/--iters";
+            case "warmupIterations" -> "-w/--warmup_iters";
+            case "timeoutSeconds" -> "--timeout";
+            case "root" -> "-r/--root";
+            case "redop" -> "-o/--op";
+            case "dtype" -> "-d/--datatype";
+            case "op" -> "--collective";
+            default -> field;
+        };
     }
 
     /** Checks what picocli's types cannot: ranges and combinations. Throws a usage error naming the option. */
@@ -217,9 +301,11 @@ public final class AllsumCommand implements Callable<Integer> {
         }
         if (ranks != null && ranks < 1) {
             problems.add("--ranks must be at least 1");
-        }
-        if (ranks != null && root >= ranks) {
+        } else if (ranks != null && root >= ranks) {
             problems.add("-r/--root " + root + " is not a rank of " + ranks);
+        }
+        if (average < 0 || average > 3) {
+            problems.add("-a/--average must be 0 (rank 0), 1 (average), 2 (min) or 3 (max)");
         }
         if (server != null) {
             if (group == null) {
@@ -244,26 +330,41 @@ public final class AllsumCommand implements Callable<Integer> {
     private int runLocal(JobSpec jobSpec) {
         Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
         LocalPlan plan = LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
+        planned = plan;
+        runMode = "local";
         if (root >= plan.ranks()) {
             throw new LauncherException(ExitCodes.USAGE, "-r/--root " + root + " is not a rank of " + plan.ranks(), null);
         }
+        // Everything the server would refuse is refused here, before a single process starts.
+        preflight(plan.ranks(), plan.backend());
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
         String groupName = group != null ? group : LOCAL_GROUP;
-        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName);
+        progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
+                + layout.description() + ")");
+        // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
+        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
+        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
+                new LocalCluster.Options(aot, keep));
+        runServer = cluster.serverUri();
+        if (cluster.recordsAotCaches()) {
+            progress.event("first run after a build: the server and rank 0 record AOT caches for the next runs");
+        }
+        boolean succeeded = false;
         try {
-            progress.event("started the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
-                    + layout.description() + "); logs in " + cluster.logDir());
+            progress.event("logs in " + cluster.logDir() + " (kept only on failure or with --keep)");
             new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
             phase("serverHealthy");
-            progress.event("server up at " + cluster.serverUri());
-            Outcome outcome;
+            progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s", phases.get("serverHealthy"),
+                    cluster.serverUri()));
+            logRows = new RankLogRows(cluster.workers().stream().map(LocalCluster.Child::log).toList());
             try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
                 JobSession session = new JobSession(client, groupName, cluster::checkAlive, progress);
-                outcome = runJob(session, jobSpec, deadline, true, rank -> cluster.workers().stream()
+                runJob(session, jobSpec, deadline, true, rank -> cluster.workers().stream()
                         .filter(c -> c.rank() == rank).map(c -> c.process().pid()).findFirst().orElse(null));
             }
-            int exit = report(outcome, "local", cluster.serverUri());
+            int exit = report("local");
+            succeeded = true;
             if (keep) {
                 PrintWriter out = spec.commandLine().getOut();
                 out.println("# keeping the cluster: server " + cluster.serverUri() + "  group " + groupName
@@ -278,12 +379,19 @@ public final class AllsumCommand implements Callable<Integer> {
             }
             return exit;
         } finally {
-            cluster.close();
+            if (cluster.recordsAotCaches() && succeeded) {
+                progress.event("stopping; the recording JVMs write their AOT caches (once per build)");
+            }
+            cluster.close(succeeded && !keep, succeeded && !keep);
         }
     }
 
     private int runRemote(JobSpec jobSpec) {
         Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+        runMode = "remote";
+        runServer = server;
+        // What does not depend on the group is refused before any request.
+        preflight(Math.max(1, root + 1), null);
         String problem = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
         if (problem != null) {
             throw new LauncherException("cannot reach the allsum server at " + server + " (" + problem + ")");
@@ -291,47 +399,67 @@ public final class AllsumCommand implements Callable<Integer> {
         phase("serverHealthy");
         try (AllsumClient client = Clients.connect(server, token)) {
             JobSession session = new JobSession(client, group, () -> { }, progress);
-            Outcome outcome = runJob(session, jobSpec, deadline, false, rank -> null);
-            return report(outcome, "remote", server);
+            runJob(session, jobSpec, deadline, false, rank -> null);
+            return report("remote");
         }
     }
 
-    private Outcome runJob(JobSession session, JobSpec jobSpec, Deadline deadline, boolean groupMayBeNew,
-                           java.util.function.IntFunction<Long> pidOfRank) {
+    private void runJob(JobSession session, JobSpec jobSpec, Deadline deadline, boolean groupMayBeNew,
+                        java.util.function.IntFunction<Long> pidOfRank) {
         GroupStatus status = session.awaitComplete(deadline, groupMayBeNew);
+        groupSeen = status;
         phase("groupComplete");
-        progress.event(status.worldSize() + " ranks joined group '" + status.group() + "' (generation "
-                + status.generation() + ", " + status.backend() + ")");
+        progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' in %.1f s (generation %d, %s)",
+                status.worldSize(), status.group(), phases.get("groupComplete"), status.generation(), status.backend()));
         if (jobSpec.root() >= status.worldSize()) {
             throw new LauncherException(ExitCodes.USAGE, "-r/--root " + jobSpec.root() + " is not a rank of "
                     + status.worldSize(), null);
         }
-        Job submitted = session.submit(jobSpec);
-        phase("jobSubmitted");
-        Job done = session.follow(submitted, deadline);
-        phase("jobDone");
+        // The group's size and backend are known now: refuse what its server would, with the option's name.
+        preflight(status.worldSize(), status.backend());
         List<ResultTable.RankLine> rankLines = new ArrayList<>();
         List<MemberStatus> members = status.members() == null ? List.of() : status.members();
         for (MemberStatus m : members) {
             rankLines.add(new ResultTable.RankLine(m.rank(), pidOfRank.apply(m.rank()), m.host(), m.device(),
                     m.endpoint()));
         }
-        return new Outcome(done, status, String.valueOf(status.backend()), status.worldSize(), rankLines);
+        Job submitted = session.submit(jobSpec);
+        jobSeen = submitted;
+        phase("jobSubmitted");
+        String backendName = String.valueOf(status.backend());
+        Job done = session.follow(submitted, deadline, job -> {
+            jobSeen = job;
+            if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
+                phase("jobRunning");
+            }
+            if (logRows != null && job.state() == JobState.RUNNING) {
+                for (SizeResult row : logRows.poll(job.jobId(), jobSpec.withDefaults().op(), rowsPrinted)) {
+                    printRow(job.spec() != null ? job.spec() : jobSpec, backendName, status.worldSize(), rankLines,
+                            row);
+                }
+            }
+        });
+        jobSeen = done;
+        phase("jobDone");
+        outcome = new Outcome(done, status, String.valueOf(status.backend()), status.worldSize(), rankLines);
     }
 
-    /** Prints the table, writes the JSON, and turns the job's outcome into an exit code. */
-    private int report(Outcome o, String mode, URI serverUri) {
-        Job job = o.job();
-        boolean hasRows = job.results() != null && !job.results().isEmpty();
+    /** Prints the table and turns the job's outcome into an exit code (the JSON is written by call()). */
+    private int report(String mode) {
+        Outcome o = outcome;
+        Job job = statistic().apply(o.job(), o.worldSize());
+        List<SizeResult> rows = job.results() == null ? List.of() : job.results();
         PrintWriter out = spec.commandLine().getOut();
-        if (hasRows || job.state() == JobState.SUCCEEDED) {
-            out.print(ResultTable.format(job, o.backend(), o.worldSize(), o.ranks()));
+        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED || headerPrinted) {
+            // Rows streamed while the job ran are not printed twice; the server's final rows are the rest.
+            for (int i = rowsPrinted; i < rows.size(); i++) {
+                printRow(job.spec(), o.backend(), o.worldSize(), o.ranks(), rows.get(i));
+            }
+            if (!headerPrinted) {
+                out.print(ResultTable.header(job.spec(), o.backend(), o.worldSize(), o.ranks(), statistic()));
+            }
+            out.print(ResultTable.footer(job));
             out.flush();
-        }
-        if (jsonFile != null) {
-            writeJson(new RunRecord(VERSION, mode, serverUri.toString(), o.group().group(), o.backend(),
-                    o.worldSize(), List.copyOf(spec.commandLine().getParseResult().originalArgs()), environment(),
-                    new LinkedHashMap<>(phases), o.group(), job));
         }
         if (job.state() != JobState.SUCCEEDED) {
             throw new LauncherException("job " + job.jobId() + " " + job.state()
@@ -342,6 +470,47 @@ public final class AllsumCommand implements Callable<Integer> {
             throw new LauncherException("job " + job.jobId() + " found " + wrong + " wrong elements");
         }
         return ExitCodes.OK;
+    }
+
+    /** One row on stdout at once (the header first, once), under the chosen time statistic. */
+    private void printRow(JobSpec jobSpec, String backendName, int worldSize, List<ResultTable.RankLine> ranks,
+                          SizeResult raw) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (!headerPrinted) {
+            out.print(ResultTable.header(jobSpec, backendName, worldSize, ranks, statistic()));
+            headerPrinted = true;
+        }
+        SizeResult row = statistic().apply(raw, jobSpec.withDefaults().op(), worldSize);
+        out.println(ResultTable.row(jobSpec, row));
+        out.flush();
+        rowsPrinted++;
+    }
+
+    TimeStatistic statistic() {
+        return TimeStatistic.fromCode(average);
+    }
+
+    /** Writes --json; a failure to write is reported on stderr without hiding the run's own outcome. */
+    private void writeJsonQuietly(int exitCode, String error) {
+        try {
+            Job job = jobSeen == null ? null : statistic().apply(jobSeen,
+                    groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1);
+            List<SizeResult> sizes = job == null || job.results() == null ? List.of() : job.results();
+            Double avgBusBw = sizes.isEmpty() ? null
+                    : sizes.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
+            String backendName = groupSeen != null ? String.valueOf(groupSeen.backend())
+                    : planned != null ? planned.backend().toString() : null;
+            Integer world = groupSeen != null ? Integer.valueOf(groupSeen.worldSize())
+                    : planned != null ? Integer.valueOf(planned.ranks()) : null;
+            List<String> args = spec.commandLine().getParseResult() == null ? List.of()
+                    : List.copyOf(spec.commandLine().getParseResult().originalArgs());
+            writeJson(new RunRecord(RunRecord.SCHEMA_VERSION, VERSION, runMode, runServer == null ? null
+                    : runServer.toString(), groupSeen != null ? groupSeen.group() : group, backendName, world, args,
+                    exitCode, error, statistic().name().toLowerCase(Locale.ROOT), avgBusBw, sizes, environment(),
+                    new LinkedHashMap<>(phases), groupSeen, jobSeen));
+        } catch (RuntimeException e) {
+            progress.warn("cannot write --json " + jsonFile + ": " + oneLine(e.getMessage()));
+        }
     }
 
     private void writeJson(RunRecord record) {
@@ -370,9 +539,19 @@ public final class AllsumCommand implements Callable<Integer> {
         env.put("arch", System.getProperty("os.arch"));
         env.put("cpus", Runtime.getRuntime().availableProcessors());
         env.put("java", System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
+        Map<String, String> versions = new LinkedHashMap<>();
+        versions.put("java", System.getProperty("java.runtime.version"));
         if (server == null) {
-            env.put("gpus", GpuProbe.listGpus());
+            List<String> gpus = GpuProbe.listGpus();
+            env.put("gpus", gpus);
+            // CUDA and NCCL of this host; a remote cluster's are its own, which the server does not report.
+            if (!gpus.isEmpty()) {
+                versions.putAll(GpuProbe.versions());
+            }
         }
+        versions.putIfAbsent("cuda", null);
+        versions.putIfAbsent("nccl", null);
+        env.put("versions", versions);
         return env;
     }
 

@@ -74,6 +74,11 @@ public final class JobSession {
 
     /** Polls the job until it is final, printing a progress line per finished size. */
     public Job follow(Job submitted, Deadline deadline) {
+        return follow(submitted, deadline, j -> { });
+    }
+
+    /** As {@link #follow(Job, Deadline)}; {@code onPoll} sees every state read, e.g. to note when it started running. */
+    public Job follow(Job submitted, Deadline deadline, java.util.function.Consumer<Job> onPoll) {
         Job job = submitted;
         int shownRows = 0;
         var lastState = job.state();
@@ -96,8 +101,10 @@ public final class JobSession {
             } catch (AllsumClientException e) {
                 throw new LauncherException("lost job " + submitted.jobId() + ": " + oneLine(e), e);
             }
+            onPoll.accept(job);
             if (job.state() != lastState) {
-                progress.event("job " + job.jobId() + " " + job.state());
+                progress.event("job " + job.jobId() + " " + describe(job) + String.format(Locale.ROOT, " (%.1f s)",
+                        progress.elapsedSeconds()));
                 lastState = job.state();
             }
             if (!job.state().isFinal()) {
@@ -108,6 +115,13 @@ public final class JobSession {
         }
         progress.done();
         return job;
+    }
+
+    private static String describe(Job job) {
+        return switch (job.state()) {
+            case RUNNING -> "running: every rank has it";
+            default -> job.state().toString();
+        };
     }
 
     private int showNewRows(Job job, int shown) {

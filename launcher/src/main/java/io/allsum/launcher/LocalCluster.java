@@ -33,6 +33,23 @@ public final class LocalCluster implements AutoCloseable {
     public record Child(String name, Integer rank, Process process, Path log) {
     }
 
+    /**
+     * @param aot        use (or, first after a build, record) the JVMs' AOT caches where the layout has them
+     * @param workerHttp give each worker its HTTP port (actuator, job relay); a plain run talks only to the server
+     */
+    public record Options(boolean aot, boolean workerHttp) {
+        public static final Options DEFAULT = new Options(true, true);
+    }
+
+    /** How long a JVM that records an AOT cache gets to write it after SIGTERM (seconds of CPU on a busy machine). */
+    static final Duration RECORDING_GRACE = Duration.ofMinutes(3);
+
+    /** A JVM writing an AOT cache at exit, and the cache it is for. */
+    private record Recording(Child child, AotCache cache, Path file) {
+    }
+
+    private final List<Recording> recordings = new ArrayList<>();
+
     private final String group;
     private final String token;
     private final URI serverUri;
@@ -40,7 +57,7 @@ public final class LocalCluster implements AutoCloseable {
     private final List<Child> workers = new ArrayList<>();
     private Child server;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook = new Thread(this::stopAll, "allsum-local-cluster-stop");
+    private final Thread shutdownHook = new Thread(() -> stopAll(false), "allsum-local-cluster-stop");
 
     private LocalCluster(String group, String token, URI serverUri, Path logDir) {
         this.group = group;
@@ -55,6 +72,11 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(ProcessLayout layout, Backend backend, int ranks, List<Integer> devices,
                                      String group) {
+        return start(layout, backend, ranks, devices, group, Options.DEFAULT);
+    }
+
+    public static LocalCluster start(ProcessLayout layout, Backend backend, int ranks, List<Integer> devices,
+                                     String group, Options options) {
         Path logDir;
         try {
             logDir = Files.createTempDirectory("allsum-");
@@ -66,12 +88,29 @@ public final class LocalCluster implements AutoCloseable {
         LocalCluster cluster = new LocalCluster(group, randomToken(), uri, logDir);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
-            List<String> serverCmd = new ArrayList<>(layout.serverCommand());
+            ProcessLayout.Program serverProgram = layout.server();
+            ProcessLayout.Program workerProgram = layout.worker();
+            if (options.aot()) {
+                // Both extractions (once per build) at the same time: each is a short JVM of its own.
+                var serverReady = java.util.concurrent.CompletableFuture.supplyAsync(() -> prepare(layout.server()),
+                        Thread::startVirtualThread);
+                workerProgram = prepare(layout.worker());
+                serverProgram = serverReady.join();
+            } else {
+                serverProgram = serverProgram.withoutAot();
+                workerProgram = workerProgram.withoutAot();
+            }
+            Path serverRecording = recordingFile(serverProgram);
+            Path workerRecording = recordingFile(workerProgram);
+            List<String> serverCmd = serverProgram.command(aotFlags(serverProgram, serverRecording));
             serverCmd.add("--server.port=" + port);
             serverCmd.add("--server.address=127.0.0.1");
             Map<String, String> serverEnv = new HashMap<>();
             serverEnv.put("ALLSUM_TOKEN", cluster.token);
             cluster.server = cluster.spawn("server", null, serverCmd, serverEnv);
+            if (serverRecording != null) {
+                cluster.recordings.add(new Recording(cluster.server, serverProgram.aot(), serverRecording));
+            }
             for (int rank = 0; rank < ranks; rank++) {
                 Map<String, String> env = new HashMap<>();
                 env.put("ALLSUM_SERVER", uri.toString());
@@ -87,13 +126,49 @@ public final class LocalCluster implements AutoCloseable {
                 if (!devices.isEmpty()) {
                     env.put("ALLSUM_DEVICE", Integer.toString(devices.get(rank)));
                 }
-                cluster.workers.add(cluster.spawn("worker-" + rank, rank, new ArrayList<>(layout.workerCommand()), env));
+                // One rank records the workers' cache; the others run from the extracted jar without one.
+                Path recording = rank == 0 ? workerRecording : null;
+                List<String> command = workerProgram.command(workerRecording != null && recording == null
+                        ? List.of() : aotFlags(workerProgram, recording));
+                if (!options.workerHttp()) {
+                    // No Tomcat: then nothing but keep-alive holds the JVM open (the agent runs on virtual threads).
+                    command.add("--spring.main.web-application-type=none");
+                    command.add("--spring.main.keep-alive=true");
+                }
+                Child worker = cluster.spawn("worker-" + rank, rank, command, env);
+                cluster.workers.add(worker);
+                if (recording != null) {
+                    cluster.recordings.add(new Recording(worker, workerProgram.aot(), recording));
+                }
             }
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
         }
         return cluster;
+    }
+
+    /** The program as this run starts it: from the extracted jar when extraction worked, else the fat jar. */
+    private static ProcessLayout.Program prepare(ProcessLayout.Program program) {
+        if (program.aot() == null) {
+            return program;
+        }
+        Path java = Path.of(program.jvm().getFirst());
+        return program.aot().extract(java) ? program.extracted() : program.withoutAot();
+    }
+
+    /** Where this run records the program's cache, or null when the cache is ready (or there is none). */
+    private static Path recordingFile(ProcessLayout.Program program) {
+        return program.aot() == null || program.aot().ready() ? null : program.aot().recordingFile();
+    }
+
+    private static List<String> aotFlags(ProcessLayout.Program program, Path recording) {
+        return program.aot() == null ? List.of() : program.aot().flags(recording);
+    }
+
+    /** Whether stopping will take longer because JVMs write AOT caches for the next runs. */
+    public boolean recordsAotCaches() {
+        return !recordings.isEmpty();
     }
 
     private Child spawn(String name, Integer rank, List<String> command, Map<String, String> env) {
@@ -179,7 +254,24 @@ public final class LocalCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        stopAll();
+        close(false);
+    }
+
+    /** Stops everything; {@code deleteLogs} removes the log directory too (after a successful run). */
+    public void close(boolean deleteLogs) {
+        close(deleteLogs, false);
+    }
+
+    /**
+     * Stops everything. {@code afterSuccess}: the job is done and reported, so the children hold nothing worth a
+     * graceful stop (their group dies with the server): they are killed at once, which saves the seconds a Spring
+     * shutdown takes on a busy machine. JVMs recording an AOT cache always get SIGTERM and time to write it.
+     */
+    public void close(boolean deleteLogs, boolean afterSuccess) {
+        stopAll(afterSuccess);
+        if (deleteLogs) {
+            deleteRecursively(logDir);
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException e) {
@@ -187,13 +279,35 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private void stopAll() {
+    private void stopAll(boolean quick) {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        stop(workers.stream().map(Child::process).toList(), STOP_GRACE);
+        // Only a run whose job succeeded records a cache worth keeping (one cut short would cover start-up only).
+        List<Process> recorders = quick ? recordings.stream().map(r -> r.child().process()).toList() : List.of();
+        List<Process> others = workers.stream().map(Child::process).filter(p -> !recorders.contains(p)).toList();
+        stop(others, quick ? Duration.ZERO : STOP_GRACE);
+        stop(workers.stream().map(Child::process).filter(recorders::contains).toList(), RECORDING_GRACE);
         if (server != null) {
-            stop(List.of(server.process()), STOP_GRACE);
+            boolean recording = recorders.contains(server.process());
+            stop(List.of(server.process()), recording ? RECORDING_GRACE : quick ? Duration.ZERO : STOP_GRACE);
+        }
+        for (Recording r : recordings) {
+            if (!quick || r.child().process().isAlive() || r.child().process().exitValue() == 137) {
+                // Killed while writing: what it left may be partial.
+                deleteQuietly(r.file());
+            } else {
+                r.cache().adopt(r.file());
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".config"));
+        } catch (IOException e) {
+            // A leftover recording is overwritten or ignored by the next run.
         }
     }
 
@@ -208,7 +322,11 @@ public final class LocalCluster implements AutoCloseable {
             p.descendants().forEach(handles::add);
             handles.add(p.toHandle());
         }
-        handles.forEach(ProcessHandle::destroy);
+        if (grace.isZero()) {
+            handles.forEach(ProcessHandle::destroyForcibly);
+        } else {
+            handles.forEach(ProcessHandle::destroy);
+        }
         Deadline deadline = Deadline.in(grace);
         List<ProcessHandle> stubborn = new ArrayList<>();
         for (ProcessHandle h : handles) {
@@ -230,6 +348,20 @@ public final class LocalCluster implements AutoCloseable {
             return false;
         } catch (Exception e) {
             return !h.isAlive();
+        }
+    }
+
+    static void deleteRecursively(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // Best effort: a leftover log file is not worth failing a successful run for.
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            // Same: the directory may be gone already.
         }
     }
 

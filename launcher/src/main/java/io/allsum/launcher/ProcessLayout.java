@@ -8,20 +8,51 @@ import java.util.List;
 /**
  * Where the server and worker programs come from: the self-contained distribution ({@code $ALLSUM_HOME/bin/
  * allsum-server} and {@code allsum-worker}, which set their own JVM flags), else the repository's jars run with
- * this launcher's own java.
+ * this launcher's own java and the flags of {@code packaging/jvm/*.jvmargs} (the one place the JVM flags live).
  */
-public record ProcessLayout(List<String> serverCommand, List<String> workerCommand, String description) {
+public record ProcessLayout(Program server, Program worker, String description) {
 
-    /** JavaCPP's settings must be JVM flags; the CUDA driver's resident memory trips its host-memory check. */
-    static final List<String> WORKER_JVM_FLAGS =
-            List.of("--enable-native-access=ALL-UNNAMED", "-Dorg.bytedeco.javacpp.maxPhysicalBytes=0");
+    /**
+     * One program: {@code jvm} (java and its flags, or a start script), then {@code main} ({@code -jar X}); JVM flags
+     * of a run (the AOT cache's) go between the two. {@code aot} is null where there is no cache to use.
+     */
+    public record Program(List<String> jvm, List<String> main, AotCache aot) {
+
+        public List<String> command(List<String> extraJvmFlags) {
+            List<String> out = new ArrayList<>(jvm);
+            out.addAll(extraJvmFlags);
+            out.addAll(main);
+            return out;
+        }
+
+        /** The same program run from the AOT cache's extracted jar. */
+        Program extracted() {
+            return aot == null ? this : new Program(jvm, List.of("-jar", aot.extractedJar().toString()), aot);
+        }
+
+        Program withoutAot() {
+            return new Program(jvm, main, null);
+        }
+    }
+
+    /** Where the JVM flag files live, relative to the repository or the distribution. */
+    static final String REPO_JVM_ARGS = "packaging/jvm";
+
+    public List<String> serverCommand() {
+        return server.command(List.of());
+    }
+
+    public List<String> workerCommand() {
+        return worker.command(List.of());
+    }
 
     public static ProcessLayout resolve(String allsumHome, Path repoRoot, Path javaBinary) {
         if (allsumHome != null && !allsumHome.isBlank()) {
             Path bin = Path.of(allsumHome, "bin");
             if (Files.isExecutable(bin.resolve("allsum-server")) && Files.isExecutable(bin.resolve("allsum-worker"))) {
-                return new ProcessLayout(List.of(bin.resolve("allsum-server").toString()),
-                        List.of(bin.resolve("allsum-worker").toString()), "distribution " + allsumHome);
+                return new ProcessLayout(new Program(List.of(bin.resolve("allsum-server").toString()), List.of(), null),
+                        new Program(List.of(bin.resolve("allsum-worker").toString()), List.of(), null),
+                        "distribution " + allsumHome);
             }
         }
         if (repoRoot == null) {
@@ -36,13 +67,25 @@ public record ProcessLayout(List<String> serverCommand, List<String> workerComma
                         + "(./allsum does that for you)");
             }
         }
-        List<String> server = List.of(javaBinary.toString(), "-jar", serverJar.toString());
-        List<String> worker = new ArrayList<>();
-        worker.add(javaBinary.toString());
-        worker.addAll(WORKER_JVM_FLAGS);
-        worker.add("-jar");
-        worker.add(workerJar.toString());
-        return new ProcessLayout(server, List.copyOf(worker), "jars in " + repoRoot);
+        Path flags = repoRoot.resolve(REPO_JVM_ARGS);
+        List<String> serverJvm = jvm(javaBinary, flags, "server.jvmargs", "local-server.jvmargs");
+        List<String> workerJvm = jvm(javaBinary, flags, "worker.jvmargs");
+        return new ProcessLayout(
+                new Program(serverJvm, List.of("-jar", serverJar.toString()), new AotCache(serverJar)),
+                new Program(workerJvm, List.of("-jar", workerJar.toString()), new AotCache(workerJar)),
+                "jars in " + repoRoot);
+    }
+
+    /** java and its @argfiles; a missing file (an old checkout) is skipped rather than failing java's start. */
+    private static List<String> jvm(Path java, Path dir, String... files) {
+        List<String> out = new ArrayList<>();
+        out.add(java.toString());
+        for (String f : files) {
+            if (Files.isRegularFile(dir.resolve(f))) {
+                out.add("@" + dir.resolve(f));
+            }
+        }
+        return List.copyOf(out);
     }
 
     /**

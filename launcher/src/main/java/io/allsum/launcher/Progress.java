@@ -39,6 +39,13 @@ public final class Progress {
         err.flush();
     }
 
+    /** A lasting line that is shown even with --quiet: something went wrong beside the run's own error. */
+    public synchronized void warn(String message) {
+        clearLine();
+        err.printf(Locale.ROOT, "allsum: warning: %s%n", message);
+        err.flush();
+    }
+
     /** A transient status, redrawn on a terminal and dropped elsewhere. */
     public synchronized void status(String message) {
         if (quiet || !terminal) {

@@ -23,6 +23,11 @@ public final class ResultTable {
     }
 
     public static String header(JobSpec spec, String backend, int worldSize, List<RankLine> ranks) {
+        return header(spec, backend, worldSize, ranks, TimeStatistic.MAX);
+    }
+
+    public static String header(JobSpec spec, String backend, int worldSize, List<RankLine> ranks,
+                                TimeStatistic statistic) {
         JobSpec s = spec.withDefaults();
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT,
@@ -30,6 +35,8 @@ public final class ResultTable {
                         + " iters: %d validation: %d in-place: %d%n",
                 s.op(), backend, worldSize, s.minBytes(), s.maxBytes(), s.stepFactor(), s.warmupIterations(),
                 s.iterations(), s.verify() ? 1 : 0, s.inPlace() ? 1 : 0));
+        out.append(String.format(Locale.ROOT, "# time: %s per iteration (-a %d)%n", statistic.description(),
+                statistic.ordinal()));
         out.append("#\n");
         out.append("# Using devices\n");
         for (RankLine r : ranks) {
@@ -71,7 +78,12 @@ public final class ResultTable {
 
     /** The whole table: header, a row per size, footer. */
     public static String format(Job job, String backend, int worldSize, List<RankLine> ranks) {
-        StringBuilder out = new StringBuilder(header(job.spec(), backend, worldSize, ranks));
+        return format(job, backend, worldSize, ranks, TimeStatistic.MAX);
+    }
+
+    /** The whole table; {@code job}'s rows must already be under {@code statistic} ({@link TimeStatistic#apply}). */
+    public static String format(Job job, String backend, int worldSize, List<RankLine> ranks, TimeStatistic statistic) {
+        StringBuilder out = new StringBuilder(header(job.spec(), backend, worldSize, ranks, statistic));
         for (SizeResult r : job.results() == null ? List.<SizeResult>of() : job.results()) {
             out.append(row(job.spec(), r)).append('\n');
         }

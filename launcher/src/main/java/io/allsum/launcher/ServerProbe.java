@@ -23,6 +23,10 @@ public final class ServerProbe {
 
     /** One probe: null when the server answered 200, else why not, as a short phrase. */
     public String problem(Duration timeout) {
+        if (timeout.isZero() || timeout.isNegative()) {
+            // The JDK refuses a zero request timeout ("Invalid duration: PT0S"): there is no time left to ask.
+            return "no time left to ask";
+        }
         try {
             HttpRequest request = HttpRequest.newBuilder(health).timeout(timeout).GET().build();
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -43,15 +47,23 @@ public final class ServerProbe {
 
     /** Polls until healthy; {@code whileWaiting} runs between probes (it throws when a child died). */
     public void awaitHealthy(Deadline deadline, Runnable whileWaiting) {
-        String problem = problem(deadline.remainingAtMost(Duration.ofSeconds(2)));
-        while (problem != null) {
-            whileWaiting.run();
-            if (deadline.passed()) {
-                throw new LauncherException("the server at " + health.resolve("/") + " was not healthy in time ("
-                        + problem + ")");
+        long start = System.nanoTime();
+        String problem = "not asked yet";
+        while (!deadline.passed()) {
+            Duration wait = deadline.remainingAtMost(Duration.ofSeconds(2));
+            String now = problem(wait);
+            if (now == null) {
+                return;
             }
-            deadline.sleep(Duration.ofMillis(100));
-            problem = problem(deadline.remainingAtMost(Duration.ofSeconds(2)));
+            // A probe cut short by the deadline says less than an earlier full one (e.g. "connection refused").
+            if (problem.equals("not asked yet") || wait.toMillis() >= 200) {
+                problem = now;
+            }
+            whileWaiting.run();
+            deadline.sleep(Duration.ofMillis(50));
         }
+        throw new LauncherException(String.format(java.util.Locale.ROOT,
+                "the server at %s was not healthy within %.1f s (--timeout; last probe: %s)", health.resolve("/"),
+                (System.nanoTime() - start) / 1e9, problem));
     }
 }

@@ -105,6 +105,55 @@ class AllsumCommandOptionsTest {
         assertThat(stderr().lines().toList()).hasSize(1).first().asString().startsWith("allsum: ");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"-d half -o max --collective all_gather", "-o avg --collective broadcast",
+            "-e 65G", "-b 8 -e 8 --collective all_gather", "--collective all_reduce -r 1", "-n 1000001"})
+    void whatTheServerWouldRefuseIsRefusedBeforeAnythingStarts(String args) {
+        long before = System.nanoTime();
+        int code = run(("--backend ring --ranks 4 " + args).split(" "));
+
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        // One line: no "starting the server" progress line came before it.
+        assertThat(stderr().lines().toList()).hasSize(1).first().asString().startsWith("allsum: ")
+                .endsWith("(see allsum --help)");
+        assertThat(System.nanoTime() - before).as("refused at once, no JVM started").isLessThan(10_000_000_000L);
+    }
+
+    @Test
+    void aReductionOnAGatherNamesTheOptionAndTheRule() {
+        run("--backend", "ring", "-d", "half", "-o", "max", "--collective", "all_gather");
+
+        assertThat(stderr().strip()).isEqualTo("allsum: -o/--op: is only meaningful for [all_reduce, reduce_scatter, "
+                + "reduce], not for all_gather (see allsum --help)");
+    }
+
+    @Test
+    void sizesAboveTheServersLimitNameTheLimit() {
+        run("--backend", "ring", "-e", "65G");
+
+        assertThat(stderr()).contains("-e/--maxbytes: 69793218560 bytes is above the limit of 68719476736");
+    }
+
+    @Test
+    void zeroRanksSaysOnlyThatRanksMustBePositive() {
+        run("--ranks", "0");
+
+        assertThat(stderr().strip()).isEqualTo("allsum: --ranks must be at least 1 (see allsum --help)");
+    }
+
+    @Test
+    void averageTakesNcclTestsCodesAndDefaultsToTheMeanOverRanks() {
+        assertThat(parse().statistic()).isEqualTo(TimeStatistic.AVG);
+        assertThat(parse("-a", "0").statistic()).isEqualTo(TimeStatistic.RANK0);
+        assertThat(parse("-a", "3").statistic()).isEqualTo(TimeStatistic.MAX);
+        assertThat(run("-a", "4")).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void jobTimeoutIsCappedAtWhatTheServerAccepts() {
+        assertThat(parse("--timeout", "7200").jobSpec().timeoutSeconds()).isEqualTo(3600);
+    }
+
     @Test
     void usageErrorNamesTheOffendingOptions() {
         run("-b", "1M", "-e", "1K");

@@ -46,7 +46,17 @@ class LauncherEndToEndIT {
             assertThat(cols[3]).isEqualTo("sum");
             assertThat(cols[8]).as("#wrong of size %s", cols[0]).isEqualTo("0");
         });
-        assertThat(r.stdout()).contains("# Out of bounds values : 0 OK", "# Avg bus bandwidth", "#  Rank  2");
+        assertThat(r.stdout()).contains("# Out of bounds values : 0 OK", "# Avg bus bandwidth", "#  Rank  2",
+                "# time: average of ranks per iteration (-a 1)");
+        assertThat(r.stdout().lines().filter(l -> l.startsWith("# allsum "))).as("one header").hasSize(1);
+        // Phases as they happen, in order.
+        String err = r.stderr();
+        assertThat(err).containsSubsequence("starting the server and 3 ring ranks", "server up in",
+                "3 ranks joined group 'local' in", "submitted", "running: every rank has it", "succeeded");
+        // The log folder goes away after a successful run.
+        java.util.regex.Matcher logs = java.util.regex.Pattern.compile("logs in (\\S+) ").matcher(err);
+        assertThat(logs.find()).as("stderr names the log folder:%n%s", err).isTrue();
+        assertThat(Path.of(logs.group(1))).doesNotExist();
 
         JsonNode record = AllsumJson.mapper().readTree(json.toFile());
         assertThat(record.get("mode").asString()).isEqualTo("local");
@@ -54,5 +64,10 @@ class LauncherEndToEndIT {
         assertThat(record.at("/job/state").asString()).isEqualTo("succeeded");
         assertThat(record.at("/job/results")).hasSize(expectedSizes.size());
         assertThat(record.toString()).doesNotContain("token");
+        assertThat(record.get("schemaVersion").asInt()).isEqualTo(RunRecord.SCHEMA_VERSION);
+        assertThat(record.get("exitCode").asInt()).isZero();
+        assertThat(record.get("sizes")).hasSize(expectedSizes.size());
+        assertThat(record.at("/sizes/0/rankTimesMicros")).hasSize(3);
+        assertThat(record.get("averageBusBandwidthGBps").asDouble()).isPositive();
     }
 }

@@ -26,6 +26,25 @@ class LauncherErrorsIT {
     }
 
     @Test
+    void aTimeoutShorterThanTheStartUpIsATimeoutLineNotACrash() throws Exception {
+        LauncherProcess.Result r = LauncherProcess.run(dir, 120, "--ranks", "1", "--timeout", "2", "-q");
+
+        assertThat(r.exitCode()).as("stderr:%n%s", r.stderr()).isEqualTo(ExitCodes.FAILED);
+        assertThat(r.stderrLines()).hasSize(1).first().asString()
+                .startsWith("allsum: the server at http://127.0.0.1:").contains("was not healthy within", "--timeout")
+                .doesNotContain("PT0S", "IllegalArgumentException");
+    }
+
+    @Test
+    void anUnsupportedCombinationIsRefusedBeforeAnythingStarts() throws Exception {
+        LauncherProcess.Result r = LauncherProcess.run(dir, 60, "-d", "half", "-o", "max", "--collective", "all_gather");
+
+        assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.stderrLines()).hasSize(1).first().asString().startsWith("allsum: -o/--op: is only meaningful for");
+        assertThat(r.stdout()).isEmpty();
+    }
+
+    @Test
     void closedServerPortGivesOneLineErrorAndNonZeroExit() throws Exception {
         int closedPort;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -23,6 +23,17 @@ class LocalClusterTest {
     }
 
     @Test
+    void zeroGraceKillsAtOnceEvenAChildThatIgnoresSigterm() throws IOException {
+        Process stubborn = new ProcessBuilder("bash", "-c", "trap '' TERM; while true; do sleep 0.1; done").start();
+        long start = System.nanoTime();
+
+        LocalCluster.stop(List.of(stubborn), Duration.ZERO);
+
+        assertThat(stubborn.isAlive()).isFalse();
+        assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(5).toNanos());
+    }
+
+    @Test
     void stopKillsAChildThatIgnoresSigterm() throws IOException {
         Process stubborn = new ProcessBuilder("bash", "-c", "trap '' TERM; while true; do sleep 0.1; done").start();
 
@@ -52,6 +63,17 @@ class LocalClusterTest {
 
         assertThat(LocalCluster.lastLogLine(log))
                 .isEqualTo(": java.lang.IllegalStateException: no communicator factory for backend nccl");
+    }
+
+    @Test
+    void deleteRecursivelyRemovesALogDirectoryWithItsFiles(@TempDir Path dir) throws IOException {
+        Path logs = Files.createDirectories(dir.resolve("allsum-1"));
+        Files.writeString(logs.resolve("server.log"), "x");
+        Files.writeString(Files.createDirectories(logs.resolve("sub")).resolve("worker-0.log"), "y");
+
+        LocalCluster.deleteRecursively(logs);
+
+        assertThat(logs).doesNotExist();
     }
 
     @Test

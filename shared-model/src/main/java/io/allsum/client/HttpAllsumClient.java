@@ -417,8 +417,32 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     private AllsumClientException unreachable(IOException e) {
-        return new AllsumClientException(0, "Unreachable", "cannot reach allsum server at " + baseUri + ": "
-                + describe(e), false, e);
+        return new AllsumClientException(0, "Unreachable", "cannot reach the rendezvous server at " + baseUri + " ("
+                + reason(e) + ")", false, e);
+    }
+
+    /**
+     * Why a connection failed, in the words a person expects: the JDK reports a refused connection as a
+     * ConnectException with no message around a ClosedChannelException, which says nothing by itself.
+     */
+    static String reason(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HttpConnectTimeoutException) {
+                return "connect timed out";
+            }
+            if (t instanceof ConnectException) {
+                String m = t.getMessage();
+                return m == null || m.isBlank() || m.toLowerCase(Locale.ROOT).contains("refused")
+                        ? "connection refused" : m;
+            }
+            if (t instanceof java.net.UnknownHostException) {
+                return "unknown host " + t.getMessage();
+            }
+            if (t instanceof ClosedChannelException || t instanceof EOFException) {
+                return "the connection was closed before an answer";
+            }
+        }
+        return describe(e);
     }
 
     private AllsumClientException clientClosed(Throwable e) {

@@ -32,6 +32,17 @@ class ConnectionErrorTest {
     }
 
     @Test
+    void aRefusedConnectionIsNamedSoInsteadOfByItsClosedChannelCause() {
+        ConnectException refused = new ConnectException();
+        refused.initCause(new java.nio.channels.ClosedChannelException());
+
+        assertThat(HttpAllsumClient.reason(new IOException(null, refused))).isEqualTo("connection refused");
+        assertThat(HttpAllsumClient.reason(new HttpConnectTimeoutException("x"))).isEqualTo("connect timed out");
+        assertThat(HttpAllsumClient.reason(new java.nio.channels.ClosedChannelException()))
+                .isEqualTo("the connection was closed before an answer");
+    }
+
+    @Test
     void joinWaitIsWholeSecondsBetweenOneAndThirty() {
         assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMinutes(5))).hasSeconds(30);
         assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMillis(12_700))).hasSeconds(12);

@@ -165,7 +165,8 @@ class HttpAllsumClientTest {
 
         assertThat(e.status()).isZero();
         assertThat(e.timedOut()).isFalse();
-        assertThat(e.detail()).startsWith("cannot reach allsum server at http://127.0.0.1:" + port + ": ");
+        assertThat(e.detail()).isEqualTo("cannot reach the rendezvous server at http://127.0.0.1:" + port
+                + " (connection refused)");
         assertThat(e.getCause()).isInstanceOf(java.net.ConnectException.class);
     }
 

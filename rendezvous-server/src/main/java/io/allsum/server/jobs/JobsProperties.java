@@ -28,8 +28,8 @@ public record JobsProperties(Duration maxWait, Duration defaultWait, Integer his
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
     public static final int DEFAULT_HISTORY = 1000;
-    public static final int DEFAULT_MAX_SWEEP_SIZES = 64;
-    public static final long DEFAULT_MAX_BYTES = 64L << 30;
+    public static final int DEFAULT_MAX_SWEEP_SIZES = io.allsum.model.jobs.JobSpecRules.DEFAULT_MAX_SWEEP_SIZES;
+    public static final long DEFAULT_MAX_BYTES = io.allsum.model.jobs.JobSpecRules.DEFAULT_MAX_BYTES;
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
     public static final Duration DEFAULT_RETAIN_REMOVED_GROUPS = Duration.ofMinutes(10);
     public static final Duration DEFAULT_MAX_AGE = Duration.ofDays(30);

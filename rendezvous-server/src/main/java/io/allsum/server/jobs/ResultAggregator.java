@@ -10,7 +10,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Folds the ranks' reports into one row per size, as nccl-tests does: the slowest rank's time, algbw = bytes /
+ * Folds the ranks' reports into one row per size: the slowest rank's time (each rank's own time rides along, for
+ * clients that report another statistic, as nccl-tests' -a does), algbw = bytes /
  * time, busbw = algbw x the op's factor for the world size, and the wrong elements summed over ranks (-1, "not
  * verified", as soon as one rank did not verify).
  */
@@ -62,9 +63,11 @@ final class ResultAggregator {
             long count = -1;
             long wrong = 0;
             boolean verified = true;
+            List<Double> rankTimes = new ArrayList<>(reports.size());
             for (RankReport report : reports) {
                 RankSizeResult r = report.results().get(i);
                 slowest = Math.max(slowest, r.timeMicros());
+                rankTimes.add(r.timeMicros());
                 if (count < 0) {
                     count = r.count();
                 }
@@ -75,7 +78,8 @@ final class ResultAggregator {
                 }
             }
             double algbw = algBandwidthGBps(bytes, slowest);
-            rows.add(new SizeResult(bytes, Math.max(count, 0), slowest, algbw, algbw * factor, verified ? wrong : -1));
+            rows.add(new SizeResult(bytes, Math.max(count, 0), slowest, algbw, algbw * factor, verified ? wrong : -1,
+                    rankTimes));
         }
         return rows;
     }

@@ -36,6 +36,7 @@ class ResultAggregatorTest {
         assertThat(row.algBandwidthGBps()).isCloseTo(5.24288, within(1e-9));
         assertThat(row.busBandwidthGBps()).isCloseTo(5.24288 * 1.5, within(1e-9));
         assertThat(row.wrongElements()).isZero();
+        assertThat(row.rankTimesMicros()).containsExactly(180.0, 200.0, 150.0, 199.5);
     }
 
     @Test

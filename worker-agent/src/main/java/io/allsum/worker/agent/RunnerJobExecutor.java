@@ -27,8 +27,10 @@ public class RunnerJobExecutor implements JobExecutor {
         return runner.run(communicator, job.spec(), new ProgressListener() {
             @Override
             public void sizeCompleted(int index, int total, RankSizeResult r) {
-                log.debug("Job {} size {}/{}: {} B, {} us, {} wrong", job.jobId(), index + 1, total, r.bytes(),
-                        r.timeMicros(), r.wrongElements());
+                // INFO, in this exact form: the allsum command reads these lines from local ranks' logs to print
+                // each row of its table as soon as every rank measured it (launcher's RankLogRows).
+                log.info("Job {} size {}/{}: {} B, {} elements, {} us, {} wrong", job.jobId(), index + 1, total,
+                        r.bytes(), r.count(), r.timeMicros(), r.wrongElements());
             }
         }, stop);
     }

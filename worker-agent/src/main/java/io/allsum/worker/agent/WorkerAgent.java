@@ -238,8 +238,9 @@ public class WorkerAgent implements SmartLifecycle {
                 if (awaitStaleHolder(e)) {
                     continue;
                 }
+                // Unreachable: the client's message already reads "cannot reach the rendezvous server at URL (why)".
                 recover(e.status() == 0 && !e.timedOut()
-                        ? "rendezvous server " + props.server() + " unreachable: " + e.getMessage()
+                        ? e.getMessage()
                         : "join of rank " + props.rank() + " at " + props.server() + " failed: " + e.getMessage());
                 continue;
             } catch (CommException e) {

@@ -236,6 +236,19 @@ class WorkerAgentTest {
     }
 
     @Test
+    void anUnreachableServerIsReportedInTheClientsOneLineWords() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            server.joinErrors.add(new io.allsum.client.AllsumClientException(0, "Unreachable",
+                    "cannot reach the rendezvous server at http://127.0.0.1:9 (connection refused)", false, null));
+        }
+        start(2, (c, j, stop) -> ONE_ROW);
+
+        assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
+        assertThat(agent.status().lastFailure())
+                .endsWith("last failure: cannot reach the rendezvous server at http://127.0.0.1:9 (connection refused)");
+    }
+
+    @Test
     void givesUpWithANonZeroExitAfterMaxRestarts() throws Exception {
         for (int i = 0; i < 10; i++) {
             server.joinErrors.add(new io.allsum.client.AllsumClientException(0, "Join deadline passed",

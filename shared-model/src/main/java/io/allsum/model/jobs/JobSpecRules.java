@@ -1,0 +1,99 @@
+package io.allsum.model.jobs;
+
+import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The rules a job spec must meet, in one place: the server answers the first violation with a 400, and the
+ * {@code allsum} command refuses the same options before it starts anything. Messages name the JSON field.
+ */
+public final class JobSpecRules {
+
+    public static final int MAX_ITERATIONS = 1_000_000;
+    public static final int MAX_TIMEOUT_SECONDS = 3600;
+    public static final int DEFAULT_MAX_SWEEP_SIZES = 64;
+    public static final long DEFAULT_MAX_BYTES = 64L << 30;
+
+    /** One broken rule; {@code field} is the JSON field name. */
+    public record Violation(String field, String message) {
+        @Override
+        public String toString() {
+            return field + ": " + message;
+        }
+    }
+
+    /** The server's configurable limits ({@code allsum.jobs.max-bytes}, {@code max-sweep-sizes}). */
+    public record Limits(long maxBytes, int maxSweepSizes) {
+        public static final Limits DEFAULTS = new Limits(DEFAULT_MAX_BYTES, DEFAULT_MAX_SWEEP_SIZES);
+    }
+
+    private JobSpecRules() {
+    }
+
+    /**
+     * The first rule that {@code submitted} breaks, or null.
+     *
+     * @param submitted the spec as sent (null fields mean "default"), to tell an explicit root or redop from a default
+     * @param s         the same spec with defaults applied ({@link JobSpec#withDefaults()}, timeout included)
+     * @param backend   the group's backend, or null when unknown (backend-specific rules are then skipped)
+     */
+    public static Violation firstViolation(JobSpec submitted, JobSpec s, int worldSize, Backend backend, Limits limits) {
+        CollectiveOp op = s.op();
+        if (s.minBytes() < 0) {
+            return new Violation("minBytes", "must not be negative (0 runs one zero-byte size), was " + s.minBytes());
+        }
+        if (s.maxBytes() < s.minBytes()) {
+            return new Violation("maxBytes", "must be at least minBytes (" + s.minBytes() + "), was " + s.maxBytes());
+        }
+        if (s.maxBytes() > limits.maxBytes()) {
+            return new Violation("maxBytes", s.maxBytes() + " bytes is above the limit of " + limits.maxBytes());
+        }
+        if (s.stepFactor() < 1) {
+            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only), was " + s.stepFactor());
+        }
+        if (s.iterations() < 1 || s.iterations() > MAX_ITERATIONS) {
+            return new Violation("iterations", "must be 1.." + MAX_ITERATIONS + ", was " + s.iterations());
+        }
+        if (s.warmupIterations() < 0 || s.warmupIterations() > MAX_ITERATIONS) {
+            return new Violation("warmupIterations", "must be 0.." + MAX_ITERATIONS + ", was " + s.warmupIterations());
+        }
+        if (s.timeoutSeconds() < 1 || s.timeoutSeconds() > MAX_TIMEOUT_SECONDS) {
+            return new Violation("timeoutSeconds", "must be 1.." + MAX_TIMEOUT_SECONDS + ", was " + s.timeoutSeconds());
+        }
+        if (op.rooted()) {
+            if (s.root() < 0 || s.root() >= worldSize) {
+                return new Violation("root", s.root() + " is not a rank of this group (world size " + worldSize + ")");
+            }
+        } else if (submitted.root() != null && submitted.root() != 0) {
+            return new Violation("root", "is only meaningful for " + opsWhere(true) + ", not for " + op);
+        }
+        if (backend == Backend.NCCL && op.reduces() && s.redop() == ReduceOp.AVG
+                && (s.dtype() == DataType.FLOAT8_E4M3 || s.dtype() == DataType.FLOAT8_E5M2)) {
+            return new Violation("redop", "NCCL has no avg for " + s.dtype()
+                    + " (it answers ncclInvalidArgument); use sum, a wider dtype, or a ring group");
+        }
+        if (!op.reduces() && submitted.redop() != null && submitted.redop() != ReduceOp.SUM) {
+            return new Violation("redop", "is only meaningful for " + opsWhere(false) + ", not for " + op);
+        }
+        List<Long> sizes = s.sizes(worldSize);
+        if (sizes.isEmpty()) {
+            return new Violation("maxBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes()
+                    + " holds no size of at least one element per rank for " + op + " of " + s.dtype()
+                    + " on " + worldSize + " ranks");
+        }
+        if (sizes.size() > limits.maxSweepSizes()) {
+            return new Violation("stepFactor", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " x"
+                    + s.stepFactor() + " has " + sizes.size() + " sizes, more than the limit of " + limits.maxSweepSizes());
+        }
+        return null;
+    }
+
+    private static String opsWhere(boolean rooted) {
+        return Arrays.stream(CollectiveOp.values()).filter(o -> rooted ? o.rooted() : o.reduces()).toList().toString();
+    }
+}

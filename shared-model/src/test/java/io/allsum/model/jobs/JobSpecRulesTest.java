@@ -1,0 +1,70 @@
+package io.allsum.model.jobs;
+
+import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class JobSpecRulesTest {
+
+    private static JobSpecRules.Violation check(JobSpec submitted, int worldSize, Backend backend) {
+        JobSpec s = submitted.timeoutSeconds() == null ? withTimeout(submitted, 300).withDefaults() : submitted.withDefaults();
+        return JobSpecRules.firstViolation(submitted, s, worldSize, backend, JobSpecRules.Limits.DEFAULTS);
+    }
+
+    private static JobSpec withTimeout(JobSpec s, int t) {
+        return new JobSpec(s.op(), s.dtype(), s.redop(), s.root(), s.minBytes(), s.maxBytes(), s.stepFactor(),
+                s.iterations(), s.warmupIterations(), s.inPlace(), s.verify(), t);
+    }
+
+    private static JobSpec spec(CollectiveOp op, DataType type, ReduceOp redop, Integer root, long min, long max) {
+        return new JobSpec(op, type, redop, root, min, max, 2, null, null, null, null, null);
+    }
+
+    @Test
+    void theDefaultAllSumBreaksNoRule() {
+        assertThat(check(spec(null, null, null, null, 8, 64L << 20), 4, Backend.RING)).isNull();
+    }
+
+    @Test
+    void aReductionOtherThanSumOnAGatherIsRefusedNamingRedop() {
+        JobSpecRules.Violation v = check(spec(CollectiveOp.ALL_GATHER, DataType.FLOAT16, ReduceOp.MAX, 0, 8, 1024), 4, null);
+        assertThat(v.field()).isEqualTo("redop");
+        assertThat(v.message()).startsWith("is only meaningful for").endsWith("not for all_gather");
+    }
+
+    @Test
+    void avgOnBroadcastIsRefused() {
+        assertThat(check(spec(CollectiveOp.BROADCAST, null, ReduceOp.AVG, 0, 8, 1024), 2, null).field()).isEqualTo("redop");
+    }
+
+    @Test
+    void sizesAboveTheLimitAreRefusedNamingMaxBytes() {
+        JobSpecRules.Violation v = check(spec(null, null, null, null, 8, JobSpecRules.DEFAULT_MAX_BYTES + 1), 2, null);
+        assertThat(v.field()).isEqualTo("maxBytes");
+        assertThat(v.message()).contains("above the limit of " + JobSpecRules.DEFAULT_MAX_BYTES);
+    }
+
+    @Test
+    void aRootOutsideTheGroupIsRefusedForRootedOps() {
+        assertThat(check(spec(CollectiveOp.BROADCAST, null, null, 3, 8, 64), 2, null).toString())
+                .isEqualTo("root: 3 is not a rank of this group (world size 2)");
+    }
+
+    @Test
+    void avgOfFloat8IsRefusedOnNcclOnlyWhereTheBackendIsKnown() {
+        JobSpec s = spec(null, DataType.FLOAT8_E4M3, ReduceOp.AVG, null, 8, 64);
+        assertThat(check(s, 2, Backend.NCCL).field()).isEqualTo("redop");
+        assertThat(check(s, 2, Backend.RING)).isNull();
+        assertThat(check(s, 2, null)).isNull();
+    }
+
+    @Test
+    void aSweepWithNoWholeElementPerRankIsRefused() {
+        assertThat(check(spec(CollectiveOp.ALL_GATHER, DataType.FLOAT32, null, null, 8, 8), 4, null).message())
+                .contains("holds no size of at least one element per rank");
+    }
+}
