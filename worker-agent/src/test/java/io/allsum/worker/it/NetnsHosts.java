@@ -82,6 +82,11 @@ final class NetnsHosts implements AutoCloseable {
         return subnet + "." + (host + 1);
     }
 
+    /** An address in the hosts' subnet that no host has. */
+    String unusedAddress() {
+        return subnet + ".200";
+    }
+
     String namespace(int host) {
         return hosts.get(host);
     }

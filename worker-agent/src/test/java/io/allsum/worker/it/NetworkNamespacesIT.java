@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -124,20 +125,27 @@ class NetworkNamespacesIT {
 
     /** Rank r runs on host r+1; no address setting at all: the worker finds its own. */
     static HostProcess startWorker(int rank, URI server) throws IOException {
-        HostProcess p = start(rank + 1, "rank" + rank, List.of(
+        // A host cut off for a while keeps failing its joins: it must outlast the partition, not exit.
+        return startWorker(rank + 1, "rank" + rank, GROUP, rank, WORLD_SIZE, WORKER_PORT, server,
+                List.of("--allsum.worker.max-restarts=1000"));
+    }
+
+    static HostProcess startWorker(int host, String name, String group, int rank, int worldSize, int httpPort,
+                                   URI server, List<String> extra) throws IOException {
+        List<String> args = new ArrayList<>(List.of(
                 "-cp", JvmProcess.testClasspath(), WorkerAgentApplication.class.getName(),
-                "--server.port=" + WORKER_PORT,
+                "--server.port=" + httpPort,
                 "--allsum.worker.server=" + server,
-                "--allsum.worker.group=" + GROUP,
+                "--allsum.worker.group=" + group,
                 "--allsum.worker.rank=" + rank,
-                "--allsum.worker.world-size=" + WORLD_SIZE,
+                "--allsum.worker.world-size=" + worldSize,
                 "--allsum.worker.backend=ring",
                 "--allsum.worker.heartbeat-interval=300ms",
                 "--allsum.worker.collective-deadline=" + COLLECTIVE_DEADLINE.toSeconds() + "s",
                 "--allsum.worker.join-deadline=60s",
-                "--allsum.worker.job-poll-wait=2s",
-                // A host cut off for a while keeps failing its joins: it must outlast the partition, not exit.
-                "--allsum.worker.max-restarts=1000"));
+                "--allsum.worker.job-poll-wait=2s"));
+        args.addAll(extra);
+        HostProcess p = start(host, name, args);
         processes.add(p);
         return p;
     }
@@ -262,6 +270,28 @@ class NetworkNamespacesIT {
                 + "cut (\"%s\"); link back: generation %d complete %.1f s later", victim, detected,
                 failed.failureReason(), reformed.generation(), reform);
         assertRunsCorrectly(reformed.generation());
+    }
+
+    @Test
+    @Order(6)
+    void aPeerAdvertisingAnAddressNobodyReachesFailsTheGroupNamingThatAddress() throws Exception {
+        String unreachable = net.unusedAddress();
+        URI server = URI.create("http://" + net.address(SERVER_HOST) + ":" + SERVER_PORT);
+        // max-restarts=0: the first failed generation ends each worker, with its reason in the log.
+        HostProcess dialer = startWorker(1, "bad-rank0", "unreachable-2", 0, 2, WORKER_PORT + 1, server,
+                List.of("--allsum.worker.max-restarts=0"));
+        HostProcess wrong = startWorker(2, "bad-rank1", "unreachable-2", 1, 2, WORKER_PORT + 1, server,
+                List.of("--allsum.worker.max-restarts=0", "--allsum.worker.ring-advertise-host=" + unreachable));
+        long start = System.nanoTime();
+        assertThat(dialer.process().waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as(dialer.tail()).isTrue();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertThat(dialer.output()).contains("gives up after 0 restarts");
+        // Rank 0 dials rank 1: its error names the rank and the address it could not reach.
+        assertThat(dialer.output()).containsPattern("peer rank 1 at " + Pattern.quote(unreachable) + ":\\d+");
+        wrong.stop();
+        figure("a rank advertising %s (no such host): rank 0 gave up after %.1f s (collective deadline %d s), "
+                + "its error naming \"peer rank 1 at %s:<port>\"", unreachable, seconds,
+                COLLECTIVE_DEADLINE.toSeconds(), unreachable);
     }
 
     private static void assertRunsCorrectly(long generation) throws Exception {
