@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2
-# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh) and, for ring/rdv, .carry/torch_anchor.py
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 gputests lineup pin1
+# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring/rdv, .carry/torch_anchor.py
 # (the reference script from ../shared/anchors). Output goes to stdout and $OUT/<part>.txt.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/allsum-out}; mkdir -p "$OUT"
 repo=$(pwd)
 base=/tmp/allsum-dist
-[ -x $base/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $base && tar -C $base -xJf .carry/allsum-linux-x86_64.tar.xz; }
+[ -x $base/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $base && tar -C $base -xJf ${DIST:-.carry/allsum-linux-x86_64.tar.xz}; }
 export ALLSUM_HOME=$base/allsum-linux-x86_64
 export PATH=$ALLSUM_HOME/bin:$PATH
 # Java and native must bind the same libnccl: python's wheel (2.28.9) first for both.
@@ -108,6 +108,94 @@ part_nb2() { # two GPUs: native blocking vs non-blocking communicator, small siz
     for r in $(seq 0 $((n - 1))); do native -b 8 -e 1M -f 8 -n 50 -w 10 --nonblocking $nb --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/nb-$r.txt 2>&1 & pids+=($!); done
     for p in "${pids[@]}"; do wait $p; done; cat /tmp/nb-0.txt
   done
+}
+
+# One process per GPU, id through a file: native_n NRANKS ARGS... (rank 0's table on stdout, the others' tail)
+native_n() {
+  local n=$1; shift; rm -f /tmp/ncclid; local pids=() r
+  for r in $(seq 0 $((n - 1))); do native "$@" --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
+  for p in "${pids[@]}"; do wait $p; done; cat /tmp/native-0.txt; for r in $(seq 1 $((n - 1))); do tail -2 /tmp/native-$r.txt; done
+}
+# The Java backend alone, one JVM per GPU: selfcheck_n NRANKS ARGS...
+selfcheck_n() {
+  local n=$1; shift; rm -f /tmp/jncclid; local pids=() r
+  for r in $(seq 0 $((n - 1))); do allsum-selfcheck -d $r "$@" --rank $r --nranks $n --id-file /tmp/jncclid > /tmp/selfcheck-$r.txt 2>&1 & pids+=($!); done
+  for p in "${pids[@]}"; do wait $p; done; cat /tmp/selfcheck-0.txt; for r in $(seq 1 $((n - 1))); do tail -3 /tmp/selfcheck-$r.txt; done
+}
+
+part_small2() { # issue 13, every GPU in one call: native blocking / non-blocking, the backend alone, the job path
+  local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-50} w=${WARMUP:-10} e=${MAXB:-1G} rep
+  echo "## overhead probe, $n JVMs (8 B, host ns per call of each enqueue path)"; selfcheck_n $n -b 8 -e 8 -n $it -w $w --probe | grep -E '^#   [a-z]|^# probe'
+  for rep in $(seq ${REPS:-3}); do # interleaved repetitions: each table's per-size median is compared
+    echo "## rep $rep: native, $n processes, blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w
+    echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck), $n JVMs"; secs selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w
+    echo "## rep $rep: allsum job path: bin/allsum --backend nccl --ranks $n"
+    secs allsum --backend nccl --ranks $n -b 8 -e $e -f 2 -n $it -w $w --timeout 600 --json /tmp/small2-job-$rep.json
+  done
+  echo "## native, $n processes, non-blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w --nonblocking 1
+  echo "## first calls with NCCL_RUNTIME_CONNECT=0 (connections at init) vs the default above"
+  NCCL_RUNTIME_CONNECT=0 selfcheck_n $n -b 8 -e 64M -f 8 -n $it -w $w | grep -E '^# (allsum|first|NCCL_RUNTIME)'
+}
+
+part_small1() { # issue 13 on one GPU: native blocking, the backend alone, the job path, interleaved repetitions
+  local it=${ITERS:-50} w=${WARMUP:-10} e=${MAXB:-1G} rep
+  export CUDA_VISIBLE_DEVICES=0
+  echo "## overhead probe, 1 JVM"; allsum-selfcheck -b 8 -e 8 -n $it -w $w --no-check --probe | grep -E '^#   [a-z]|^# probe'
+  for rep in $(seq ${REPS:-3}); do
+    echo "## rep $rep: native, blocking communicator"; secs native -b 8 -e $e -f 2 -n $it -w $w
+    echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck)"; secs allsum-selfcheck -b 8 -e $e -f 2 -n $it -w $w $([ $rep -gt 1 ] && echo --no-check)
+    echo "## rep $rep: allsum job path: bin/allsum --backend nccl --ranks 1"
+    secs allsum --backend nccl --ranks 1 -b 8 -e $e -f 2 -n $it -w $w --timeout 600 --json /tmp/small1-job-$rep.json
+  done
+  unset CUDA_VISIBLE_DEVICES
+}
+
+part_abort2() { # issue 13: a peer killed (-9) or stopped (SIGSTOP) mid-collective; the survivor must abort within --timeout
+  local to=${ABORT_TIMEOUT:-5}
+  for sig in KILL STOP; do
+    echo "## abort test: SIG$sig rank 1 mid-collective, operation deadline $to s"
+    rm -f /tmp/jncclid; local p0 p1
+    allsum-selfcheck -d 0 -b 8 -e 8 -n 1 -w 0 --rank 0 --nranks 2 --id-file /tmp/jncclid --timeout $to --abort-test > /tmp/abort-0.txt 2>&1 & p0=$!
+    allsum-selfcheck -d 1 -b 8 -e 8 -n 1 -w 0 --rank 1 --nranks 2 --id-file /tmp/jncclid --timeout $to --abort-test > /tmp/abort-1.txt 2>&1 & p1=$!
+    for _ in $(seq 600); do grep -q 'abort-test rank 1: running' /tmp/abort-1.txt 2>/dev/null && break; sleep 0.1; done
+    sleep 2
+    local jp; jp=$(pgrep -P $p1 java || echo $p1)
+    echo "sending SIG$sig to rank 1 (pid $jp) at $(date +%T.%N)"; local k0; k0=$(date +%s%N)
+    kill -$sig $jp
+    local deadline=$(( $(date +%s) + to + 60 ))
+    while kill -0 $p0 2>/dev/null && [ $(date +%s) -lt $deadline ]; do sleep 0.05; done
+    if kill -0 $p0 2>/dev/null; then echo "rank 0 STILL RUNNING $((to + 60)) s after SIG$sig"; kill -9 $p0; fi
+    wait $p0; local rc=$?
+    echo "rank 0 exited $rc, $(( ($(date +%s%N) - k0) / 1000000 )) ms after SIG$sig"
+    grep -E 'abort-test|Exception|failed on rank' /tmp/abort-0.txt | tail -4
+    kill -CONT $jp 2>/dev/null; kill -9 $jp 2>/dev/null; wait $p1 2>/dev/null
+  done
+}
+
+part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in CI), with the distribution's Java
+  local j=${JUNIT_DIR:-junit} cp
+  cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
+  $JAVA --enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 -cp "$cp" GpuTestRunner \
+    ${GPU_TESTS:-io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest}
+}
+
+part_lineup() { # what lining the ranks up inside timeNanos buys on the job path (2 reps each, interleaved)
+  local n=${N:-$(nvidia-smi -L | wc -l)} rep
+  for rep in 1 2; do
+    echo "## rep $rep: job path, line-up on (default)"; allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
+    echo "## rep $rep: job path, -Dallsum.nccl.lineUp=false"
+    ALLSUM_JAVA_OPTS=-Dallsum.nccl.lineUp=false allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
+  done
+}
+
+part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, native and the JVM probe
+  export CUDA_VISIBLE_DEVICES=0; local pin rep
+  [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null
+  for rep in 1 2; do for pin in "" "taskset -c 8-11"; do
+    echo "## rep $rep: native ${pin:-unpinned}"; $pin /tmp/allreduce_bench -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^ +[0-9]'
+    echo "## rep $rep: JVM probe ${pin:-unpinned}"; $pin allsum-selfcheck --no-check --probe -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^#   [a-z]|^ +[0-9]'
+  done; done
+  unset CUDA_VISIBLE_DEVICES
 }
 
 for part in "$@"; do

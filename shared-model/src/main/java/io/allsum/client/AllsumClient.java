@@ -59,6 +59,16 @@ public interface AllsumClient extends AutoCloseable {
 
     void report(String group, String jobId, RankReport report);
 
+    /**
+     * The server incarnation ({@code Allsum-Server-Epoch}) of the latest answer this client received; empty before
+     * the first answer or from a server that sends none. A value that changes means the server restarted: it holds
+     * none of the old groups, generations or job sequence numbers, so a job cursor ({@code afterSeq}) must restart
+     * at 0.
+     */
+    default Optional<String> serverEpoch() {
+        return Optional.empty();
+    }
+
     @Override
     void close();
 

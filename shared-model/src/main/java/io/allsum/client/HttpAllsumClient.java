@@ -5,6 +5,8 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.model.problem.Violation;
+import io.allsum.model.security.BearerToken;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.GroupView;
@@ -18,10 +20,9 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.SocketException;
+import java.net.ProtocolException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
@@ -29,17 +30,17 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
 
 /**
  * {@link AllsumClient} over the JDK's HTTP/1.1 client and Jackson 3. Thread-safe: one instance serves any number
@@ -72,10 +73,11 @@ public final class HttpAllsumClient implements AllsumClient {
     private final HttpClient http;
     private final JsonMapper json = AllsumJson.mapper();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile String serverEpoch;
 
     private HttpAllsumClient(Builder b) {
         this.baseUri = b.baseUri;
-        this.authorization = b.token == null || b.token.isEmpty() ? null : "Bearer " + b.token;
+        this.authorization = b.token == null || b.token.isBlank() ? null : BearerToken.of(b.token).authorizationHeader();
         this.requestTimeout = b.requestTimeout;
         this.retryPolicy = b.retryPolicy;
         this.executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -155,7 +157,7 @@ public final class HttpAllsumClient implements AllsumClient {
         }
         long header = retryAfter(answer.headers()).map(Duration::toSeconds).orElse(0L);
         return new JoinPending(pending.group(), pending.generation(), pending.joinedRanks(), pending.missingRanks(),
-                pending.joinDeadline(), (int) Math.min(Integer.MAX_VALUE, header));
+                pending.joinDeadline(), (int) Math.min(Integer.MAX_VALUE, header), pending.epoch());
     }
 
     private AllsumClientException joinTimedOut(JoinRequest request, Duration deadline, JoinPending last) {
@@ -252,6 +254,11 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     @Override
+    public Optional<String> serverEpoch() {
+        return Optional.ofNullable(serverEpoch);
+    }
+
+    @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
@@ -307,6 +314,7 @@ public final class HttpAllsumClient implements AllsumClient {
             Duration pause;
             try {
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                response.headers().firstValue(Protocol.EPOCH_HEADER).ifPresent(epoch -> serverEpoch = epoch);
                 Answer answer = new Answer(response.statusCode(), decoded(response, method, path),
                         response.headers());
                 if (answer.status() != 503) {
@@ -390,28 +398,22 @@ public final class HttpAllsumClient implements AllsumClient {
     /**
      * Connection-level failures after which the same request may simply be sent again: refused, connect timeout,
      * or the connection closed/reset before an answer (a server restarting, or an idle pooled connection it shut).
-     * A request timeout is not one: the server is there but slow, and re-sending would only add load.
+     * Decided by type alone: the JDK client reports a connection it lost as a plain {@link IOException}, so any
+     * I/O failure counts, except those that re-sending cannot fix: a request timeout (the server is there but slow,
+     * and re-sending would only add load), a protocol error (the peer is not an allsum server) and TLS failures.
      */
     static boolean isConnectionError(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException
-                    || t instanceof ClosedChannelException || t instanceof EOFException) {
+        boolean io = false;
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HttpConnectTimeoutException || t instanceof ConnectException) {
                 return true;
             }
-            if (t instanceof HttpTimeoutException) {
+            if (t instanceof HttpTimeoutException || t instanceof ProtocolException || t instanceof SSLException) {
                 return false;
             }
-            String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
-            if ((t.getClass() == IOException.class || t instanceof SocketException)
-                    && (message.contains("closed") || message.contains("reset") || message.contains("no bytes")
-                    || message.contains("broken pipe"))) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
+            io |= t instanceof IOException;
         }
-        return false;
+        return io;
     }
 
     private AllsumClientException unreachable(IOException e) {
@@ -439,15 +441,28 @@ public final class HttpAllsumClient implements AllsumClient {
                 : root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
-    /** The error answer as an exception: status, title and detail from the problem JSON, else the body text. */
+    /**
+     * The error answer as an exception: status, title, detail, code and violations from the problem JSON, else the
+     * body text.
+     */
     private AllsumClientException problem(Answer answer, String method, String path) {
         String title = null;
         String detail = null;
+        String code = null;
+        List<Violation> violations = new ArrayList<>();
         try {
             JsonNode node = json.readTree(answer.body());
             if (node != null && node.isObject()) {
-                title = node.path("title").isString() ? node.path("title").stringValue() : null;
-                detail = node.path("detail").isString() ? node.path("detail").stringValue() : null;
+                title = text(node, "title");
+                detail = text(node, "detail");
+                code = text(node, "code");
+                for (JsonNode violation : node.path("violations")) {
+                    String field = text(violation, "field");
+                    String message = text(violation, "message");
+                    if (field != null && message != null) {
+                        violations.add(new Violation(field, message));
+                    }
+                }
             }
         } catch (JacksonException notJson) {
             // not a problem document: the body text below says what went wrong
@@ -460,7 +475,12 @@ public final class HttpAllsumClient implements AllsumClient {
             detail = text.isEmpty() ? method + " " + stripQuery(path) + " answered " + answer.status()
                     : text.length() > MAX_DETAIL_CHARS ? text.substring(0, MAX_DETAIL_CHARS) + "..." : text;
         }
-        return new AllsumClientException(answer.status(), title, detail, false, null);
+        return new AllsumClientException(answer.status(), title, detail, code, violations);
+    }
+
+    private static String text(JsonNode node, String member) {
+        JsonNode value = node.path(member);
+        return value.isString() ? value.stringValue() : null;
     }
 
     static String reasonPhrase(int status) {

@@ -48,4 +48,13 @@ public record RetryPolicy(Duration initialBackoff, double multiplier, Duration m
         long ceiling = ceiling(retry).toNanos();
         return Duration.ofNanos(ThreadLocalRandom.current().nextLong(ceiling + 1));
     }
+
+    /**
+     * An "equal jitter" pause before retry number {@code retry}: uniform in [ceiling/2, ceiling]. For restarts after
+     * a failure, which must back off by at least half the ceiling so that a failing loop never spins.
+     */
+    public Duration pauseAtLeastHalf(int retry) {
+        long ceiling = ceiling(retry).toNanos();
+        return Duration.ofNanos(ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling - ceiling / 2 + 1));
+    }
 }

@@ -10,7 +10,8 @@ public final class Protocol {
     /** NCCL's ncclUniqueId is exactly 128 bytes; it travels base64-encoded. */
     public static final int UNIQUE_ID_BYTES = 128;
 
-    public static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    /** 1 to 64 of [A-Za-z0-9._-], but not "." or "..": a group name is a path segment. */
+    public static final Pattern GROUP_NAME = Pattern.compile("(?!\\.{1,2}$)[A-Za-z0-9._-]{1,64}");
     public static final int INSTANCE_ID_MAX_LENGTH = 128;
     public static final int DEFAULT_MAX_WORLD_SIZE = 65536;
 
@@ -29,6 +30,11 @@ public final class Protocol {
     public static final int DEFAULT_JOIN_WAIT_SECONDS = 30;
 
     public static final String TOKEN_ENV = "ALLSUM_TOKEN";
+    /**
+     * Response header on every answer: the server's incarnation, chosen at random when it starts. A new value means
+     * the server restarted and holds none of the old groups, generations or job sequence numbers.
+     */
+    public static final String EPOCH_HEADER = "Allsum-Server-Epoch";
     public static final String PROBLEM_JSON = "application/problem+json";
 
     private Protocol() {

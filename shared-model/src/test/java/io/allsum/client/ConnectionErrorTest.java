@@ -4,9 +4,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.ProtocolException;
 import java.net.SocketException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import javax.net.ssl.SSLHandshakeException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,7 +26,9 @@ class ConnectionErrorTest {
     @Test
     void requestTimeoutsAndOtherFailuresAreNot() {
         assertThat(HttpAllsumClient.isConnectionError(new HttpTimeoutException("request timed out"))).isFalse();
-        assertThat(HttpAllsumClient.isConnectionError(new IOException("protocol error: bad status line"))).isFalse();
+        assertThat(HttpAllsumClient.isConnectionError(new ProtocolException("Invalid status line"))).isFalse();
+        assertThat(HttpAllsumClient.isConnectionError(new IOException("w", new SSLHandshakeException("no cert")))).isFalse();
+        assertThat(HttpAllsumClient.isConnectionError(new IllegalStateException("not I/O"))).isFalse();
     }
 
     @Test

@@ -187,6 +187,47 @@ class HttpAllsumClientTest {
     }
 
     @Test
+    void theProblemsCodeAndViolationsReachTheCallerSoThatItBranchesOnTheCode() throws IOException {
+        StubAllsumServer server = stub().otherwise(r -> new Reply(409,
+                java.util.Map.of("Content-Type", "application/problem+json"),
+                "{\"type\":\"about:blank\",\"title\":\"Any wording\",\"status\":409,\"detail\":\"held\","
+                        + "\"code\":\"rank-held\",\"violations\":[{\"field\":\"rank\",\"message\":\"taken\"}]}"));
+
+        AllsumClientException e = catchThrowableOfType(AllsumClientException.class,
+                () -> client(server.uri(), FAST).join(rank(1), Duration.ofSeconds(5)));
+
+        assertThat(e.code()).contains(io.allsum.model.problem.ProblemCode.RANK_HELD);
+        assertThat(e.is(io.allsum.model.problem.ProblemCode.RANK_HELD)).isTrue();
+        assertThat(e.wireCode()).isEqualTo("rank-held");
+        assertThat(e.violations()).containsExactly(new io.allsum.model.problem.Violation("rank", "taken"));
+    }
+
+    @Test
+    void theServerEpochOfTheLatestAnswerIsExposedSoThatARestartIsSeen() throws IOException {
+        StubAllsumServer server = stub()
+                .then(Reply.problem(404, "Unknown group", "no group 'g'").withHeader("Allsum-Server-Epoch", "aaaa"))
+                .then(Reply.problem(404, "Unknown group", "no group 'g'").withHeader("Allsum-Server-Epoch", "bbbb"));
+        HttpAllsumClient client = client(server.uri(), FAST);
+        assertThat(client.serverEpoch()).isEmpty();
+
+        catchThrowableOfType(AllsumClientException.class, () -> client.status("g"));
+        assertThat(client.serverEpoch()).contains("aaaa");
+        catchThrowableOfType(AllsumClientException.class, () -> client.status("g"));
+        assertThat(client.serverEpoch()).contains("bbbb");
+    }
+
+    @Test
+    void anAnswerWithoutACodeGetsTheGenericCodeOfItsStatus() throws IOException {
+        StubAllsumServer server = stub().otherwise(r -> Reply.problem(410, "Gone", "closed"));
+
+        AllsumClientException e = catchThrowableOfType(AllsumClientException.class,
+                () -> client(server.uri(), FAST).status("g"));
+
+        assertThat(e.wireCode()).isNull();
+        assertThat(e.code()).contains(io.allsum.model.problem.ProblemCode.GONE);
+    }
+
+    @Test
     void anErrorBodyThatIsNotAProblemBecomesTheDetail() throws IOException {
         StubAllsumServer server = stub().then(new Reply(500, java.util.Map.of("Content-Type", "text/plain"),
                 "proxy exploded\n"));

@@ -7,6 +7,10 @@ import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.SizeResult;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -22,13 +26,18 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * The job queue of one group: jobs in submission order ({@code seq}), their states, and a "changed" signal that
- * long-polling workers wait on. Every method takes the group's lock; none calls out of the jobs package while
- * holding it, so the rendezvous registry may publish its events from under its own locks.
+ * The job queue of one group: its queued and running jobs in submission order ({@code seq}), and a "changed"
+ * signal that long-polling workers wait on. Every job is also in the {@link JobStore}: written when submitted,
+ * dispatched and ended; an ended job leaves memory once its final state is stored (a failed write is retried by
+ * {@link #settle()}). Every method takes the group's lock; none calls out of the jobs package while holding it
+ * (the store aside), so the rendezvous registry may publish its events from under its own locks.
  */
 final class GroupJobs {
 
+    private static final Logger log = LoggerFactory.getLogger(GroupJobs.class);
+
     private final String group;
+    private final JobStore store;
     private final JobMetrics metrics;
     private final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
@@ -44,11 +53,15 @@ final class GroupJobs {
      * failure event must not bind a queued job to it, or that job would sit in a dead generation until its deadline.
      */
     private long newestFailedGeneration;
+    private String newestFailure;
 
-    GroupJobs(String group, JobMetrics metrics, Clock clock) {
+    /** Reads the group's sequence from the store: numbering continues where the last server stopped. */
+    GroupJobs(String group, JobStore store, JobMetrics metrics, Clock clock) {
         this.group = group;
+        this.store = store;
         this.metrics = metrics;
         this.clock = clock;
+        this.lastSeq = store.lastSeq(group);
     }
 
     /** The signal to wait on; take it BEFORE looking at the state, so that no change can slip in between. */
@@ -61,44 +74,50 @@ final class GroupJobs {
         }
     }
 
+    /**
+     * Queues a job. The stored history keeps at most {@code history} jobs: the oldest finished ones are deleted to
+     * make room; when {@code history} jobs are unfinished, the submission is refused (429).
+     */
     Job submit(JobSpec spec, int history) {
         return mutate(() -> {
-            makeRoom(history);
-            long seq = ++lastSeq;
-            JobRecord job = new JobRecord(UUID.randomUUID().toString(), group, seq, spec, clock.instant(), System.nanoTime());
-            bySeq.put(seq, job);
+            long unfinished = bySeq.values().stream().filter(j -> !j.state.isFinal()).count();
+            if (unfinished >= history) {
+                throw JobProblems.tooManyUnfinished(group, unfinished);
+            }
+            store.trim(group, history - 1);
+            JobRecord job = new JobRecord(UUID.randomUUID().toString(), group, lastSeq + 1, spec, clock.instant(),
+                    System.nanoTime());
+            store.insert(job);
+            lastSeq = job.seq;
+            bySeq.put(job.seq, job);
             byId.put(job.jobId, job);
             metrics.submitted();
             return job.view();
         });
     }
 
-    /** Drops the oldest finished jobs until one more fits; unfinished jobs are never dropped. */
-    private void makeRoom(int history) {
-        Iterator<JobRecord> oldestFirst = bySeq.values().iterator();
-        while (bySeq.size() >= history && oldestFirst.hasNext()) {
-            JobRecord job = oldestFirst.next();
-            if (job.state.isFinal()) {
-                oldestFirst.remove();
-                byId.remove(job.jobId);
-            }
-        }
-        if (bySeq.size() >= history) {
-            throw JobProblems.tooManyUnfinished(group, bySeq.size());
-        }
-    }
-
+    /** Every stored job of the group, oldest first, those in memory as they stand now. */
     List<Job> list() {
-        return locked(() -> bySeq.values().stream().map(JobRecord::view).toList());
+        return locked(() -> store.list(group).stream()
+                .map(saved -> Optional.ofNullable(byId.get(saved.jobId())).map(JobRecord::view).orElse(saved))
+                .toList());
     }
 
     Optional<Job> get(String jobId) {
-        return locked(() -> Optional.ofNullable(byId.get(jobId)).map(JobRecord::view));
+        return locked(() -> {
+            JobRecord live = byId.get(jobId);
+            return live != null ? Optional.of(live.view()) : store.find(group, jobId);
+        });
     }
 
     Job cancel(String jobId) {
-        return locked(() -> {
-            JobRecord job = require(jobId);
+        return mutate(() -> {
+            JobRecord job = byId.get(jobId);
+            if (job == null) {
+                Job saved = store.find(group, jobId).orElseThrow(() -> JobProblems.unknownJob(group, jobId));
+                throw JobProblems.conflict("job " + jobId + " already ended: " + saved.state()
+                        + (saved.failureReason() != null ? " (" + saved.failureReason() + ")" : ""));
+            }
             switch (job.state) {
                 case QUEUED -> finish(job, JobState.CANCELLED, "cancelled before any rank received it");
                 case RUNNING -> throw JobProblems.conflict("job " + jobId + " is already running in generation "
@@ -108,7 +127,9 @@ final class GroupJobs {
                 default -> throw JobProblems.conflict("job " + jobId + " already ended: " + job.state
                         + (job.failureReason != null ? " (" + job.failureReason + ")" : ""));
             }
-            return job.view();
+            Job view = job.view();
+            settle();
+            return view;
         });
     }
 
@@ -121,7 +142,10 @@ final class GroupJobs {
             if (generation <= newestFailedGeneration) {
                 return null;
             }
-            for (JobRecord job : bySeq.tailMap(after, false).values()) {
+            // A cursor beyond every seq this group ever had comes from another history (a server that lost its
+            // database): every job here is new to that worker. The worker then takes this history's seq.
+            long from = after > lastSeq ? 0 : after;
+            for (JobRecord job : bySeq.tailMap(from, false).values()) {
                 if (job.state == JobState.QUEUED) {
                     dispatch(job, generation, worldSize);
                 } else if (job.state != JobState.RUNNING || job.generation != generation) {
@@ -141,6 +165,12 @@ final class GroupJobs {
         job.sizes = job.spec.sizes(worldSize);
         job.dispatchedAt = clock.instant();
         job.deadlineNanos = System.nanoTime() + Duration.ofSeconds(job.spec.timeoutSeconds()).toNanos();
+        try {
+            store.saveDispatch(job);
+        } catch (DataAccessException e) {
+            // Only a restart reads it (to say where the job ran); the job itself goes on from memory.
+            log.warn("job {} of group '{}': could not store its dispatch: {}", job.jobId, group, e.getMessage());
+        }
     }
 
     private void deliver(JobRecord job, int rank) {
@@ -159,7 +189,11 @@ final class GroupJobs {
      */
     void report(String jobId, RankReport report) {
         locked(() -> {
-            JobRecord job = require(jobId);
+            JobRecord job = byId.get(jobId);
+            if (job == null) {
+                endedReport(store.find(group, jobId).orElseThrow(() -> JobProblems.unknownJob(group, jobId)), report);
+                return null;
+            }
             if (job.state == JobState.QUEUED) {
                 throw JobProblems.conflict("job " + jobId + " has not been dispatched yet; rank " + report.rank()
                         + " cannot have run it");
@@ -186,8 +220,21 @@ final class GroupJobs {
             if (job.reports.size() == job.worldSize) {
                 complete(job);
             }
+            settle();
             return null;
         });
+    }
+
+    /**
+     * A report on a job that ended and left memory (possibly under an earlier server, as INTERRUPTED): accepted and
+     * ignored like any late report, so that a worker retrying its report stops; 409 when it cannot be this job's.
+     */
+    static void endedReport(Job saved, RankReport report) {
+        if (saved.generation() == null || saved.generation().longValue() != report.generation().longValue()) {
+            throw JobProblems.conflict("job " + saved.jobId() + " ended " + saved.state() + " "
+                    + (saved.generation() == null ? "before any rank received it" : "in generation " + saved.generation())
+                    + "; the report of rank " + report.rank() + " is for generation " + report.generation());
+        }
     }
 
     private void complete(JobRecord job) {
@@ -203,7 +250,11 @@ final class GroupJobs {
 
     /** Fails the jobs running in a generation that failed; queued jobs wait for the next generation. */
     void generationFailed(long generation, String reason) {
-        locked(() -> {
+        // mutate, not locked: parked long-polls of the failed generation must wake and send their workers re-joining.
+        mutate(() -> {
+            if (generation >= newestFailedGeneration) {
+                newestFailure = reason;
+            }
             newestFailedGeneration = Math.max(newestFailedGeneration, generation);
             for (JobRecord job : bySeq.values()) {
                 if (job.state == JobState.RUNNING && job.generation == generation) {
@@ -211,8 +262,14 @@ final class GroupJobs {
                             + "; ranks " + job.missingReports() + " had not reported");
                 }
             }
+            settle();
             return null;
         });
+    }
+
+    /** Why the newest failed generation failed, for the answer to its waiting polls; null if none failed. */
+    String newestFailure() {
+        return locked(() -> newestFailure);
     }
 
     /** The group is gone: queued jobs are cancelled, running ones failed, waiting workers answered. */
@@ -229,6 +286,8 @@ final class GroupJobs {
             removedAtNanos = System.nanoTime();
             // A group formed again under the same name counts its generations from 1 again.
             newestFailedGeneration = 0;
+            newestFailure = null;
+            settle();
             return null;
         });
     }
@@ -254,13 +313,43 @@ final class GroupJobs {
                     expired++;
                 }
             }
+            settle();
             return expired;
         });
     }
 
-    /** Whether the group was removed more than {@code retain} ago, so that its history may go. */
+    /**
+     * Whether the group was removed more than {@code retain} ago and holds nothing unstored, so that its memory
+     * may go (its history stays in the store).
+     */
     boolean removedLongerThan(Duration retain, long nowNanos) {
-        return locked(() -> removedAtNanos != null && nowNanos - removedAtNanos >= retain.toNanos());
+        return locked(() -> removedAtNanos != null && nowNanos - removedAtNanos >= retain.toNanos() && bySeq.isEmpty());
+    }
+
+    /**
+     * Stores the final state of every ended job still in memory and forgets it; one whose write fails stays (and
+     * is still served from memory) until a later call stores it. Returns how many remain unstored.
+     */
+    int settle() {
+        return locked(() -> {
+            int unsaved = 0;
+            for (Iterator<JobRecord> it = bySeq.values().iterator(); it.hasNext(); ) {
+                JobRecord job = it.next();
+                if (!job.state.isFinal()) {
+                    continue;
+                }
+                try {
+                    store.saveFinal(job);
+                    it.remove();
+                    byId.remove(job.jobId);
+                } catch (DataAccessException e) {
+                    unsaved++;
+                    log.warn("job {} of group '{}' ended {} but could not be stored yet (retried): {}", job.jobId,
+                            group, job.state, e.getMessage());
+                }
+            }
+            return unsaved;
+        });
     }
 
     long count(JobState state) {
@@ -272,14 +361,6 @@ final class GroupJobs {
         job.failureReason = reason;
         job.finishedAt = clock.instant();
         metrics.finished(state);
-    }
-
-    private JobRecord require(String jobId) {
-        JobRecord job = byId.get(jobId);
-        if (job == null) {
-            throw JobProblems.unknownJob(group, jobId);
-        }
-        return job;
     }
 
     private <T> T locked(Supplier<T> action) {

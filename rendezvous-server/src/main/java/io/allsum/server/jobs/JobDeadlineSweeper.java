@@ -9,7 +9,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** One scheduled thread for the whole server that ends running jobs at their deadline. */
+/**
+ * One scheduled thread for the whole server: ends running jobs at their deadline (every {@code sweep-interval}) and
+ * enforces the history's retention (at startup, then every {@code cleanup-interval}).
+ */
 @Component
 class JobDeadlineSweeper implements DisposableBean {
 
@@ -28,6 +31,14 @@ class JobDeadlineSweeper implements DisposableBean {
                 log.error("job deadline sweep failed", e);
             }
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        long cleanupMillis = Math.max(1, properties.cleanupInterval().toMillis());
+        scheduler.scheduleWithFixedDelay(() -> {
+            try {
+                jobs.cleanUp();
+            } catch (RuntimeException e) {
+                log.error("job history cleanup failed (retried in {} ms)", cleanupMillis, e);
+            }
+        }, 0, cleanupMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override

@@ -55,6 +55,10 @@ final class JobMetrics {
         finished.get(state).increment();
     }
 
+    void finished(JobState state, int count) {
+        finished.get(state).increment(count);
+    }
+
     void dispatched(Duration latency) {
         dispatch.record(latency);
     }

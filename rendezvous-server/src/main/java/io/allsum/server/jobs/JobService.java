@@ -9,7 +9,10 @@ import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.server.rendezvous.GroupDirectory;
 import io.allsum.server.rendezvous.GroupDirectory.CurrentGeneration;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.dao.DataAccessException;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Service;
 
@@ -23,6 +26,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Sequences the jobs of every group: submission, the workers' long-poll for the next job, their reports, and the
@@ -30,46 +34,74 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * A waiting long-poll holds no thread: it is a future re-examined on a virtual thread whenever its group's
  * "changed" signal fires, and answered empty when its wait runs out.
+ * <p>
+ * Jobs live in the {@link JobStore} (the history, read by GET) and, while queued or running, in memory. At
+ * startup, jobs that the previous server left queued or running are marked INTERRUPTED: nothing of theirs survives
+ * a restart but the record.
  */
 @Service
 public class JobService implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(JobService.class);
 
     private final GroupDirectory directory;
     private final JobsProperties properties;
     private final JobSpecValidator validator;
     private final JobMetrics metrics;
+    private final JobStore store;
     private final Clock clock = Clock.systemUTC();
     private final ConcurrentMap<String, GroupJobs> groups = new ConcurrentHashMap<>();
     private final ExecutorService wakeups = Executors.newVirtualThreadPerTaskExecutor();
 
-    public JobService(GroupDirectory directory, JobsProperties properties, MeterRegistry registry) {
+    JobService(GroupDirectory directory, JobsProperties properties, MeterRegistry registry, JobStore store) {
         this.directory = directory;
         this.properties = properties;
         this.validator = new JobSpecValidator(properties);
         this.metrics = new JobMetrics(registry, this::activeJobs);
+        this.store = store;
+        int interrupted = store.interruptUnfinished(clock.instant());
+        if (interrupted > 0) {
+            log.warn("{} jobs were queued or running when the previous server stopped; marked {}", interrupted,
+                    JobState.INTERRUPTED);
+            metrics.finished(JobState.INTERRUPTED, interrupted);
+        }
     }
 
     public Job submit(String group, JobSpec spec) {
         CurrentGeneration current = directory.current(group).orElseThrow(() -> JobProblems.unknownGroup(group));
         JobSpec valid = validator.validate(spec, current.worldSize(), current.backend());
-        return jobsOf(group).submit(valid, properties.history());
+        return stored(() -> jobsOf(group).submit(valid, properties.history()));
     }
 
-    /** Every job kept for the group, oldest (lowest seq) first. */
+    /** Every job kept for the group, oldest (lowest seq) first, including those of earlier servers. */
     public List<Job> list(String group) {
-        Optional<GroupJobs> jobs = existing(group);
-        if (jobs.isEmpty() && directory.current(group).isEmpty()) {
-            throw JobProblems.unknownGroup(group);
-        }
-        return jobs.map(GroupJobs::list).orElseGet(List::of);
+        return stored(() -> {
+            Optional<GroupJobs> jobs = existing(group);
+            if (jobs.isPresent()) {
+                return jobs.get().list();
+            }
+            if (directory.current(group).isEmpty() && !store.knows(group)) {
+                throw JobProblems.unknownGroup(group);
+            }
+            return store.list(group);
+        });
     }
 
     public Job get(String group, String jobId) {
-        return existing(group).flatMap(g -> g.get(jobId)).orElseThrow(() -> JobProblems.unknownJob(group, jobId));
+        return stored(() -> existing(group).map(g -> g.get(jobId)).orElseGet(() -> store.find(group, jobId)))
+                .orElseThrow(() -> JobProblems.unknownJob(group, jobId));
     }
 
     public Job cancel(String group, String jobId) {
-        return existing(group).orElseThrow(() -> JobProblems.unknownJob(group, jobId)).cancel(jobId);
+        return stored(() -> {
+            Optional<GroupJobs> jobs = existing(group);
+            if (jobs.isPresent()) {
+                return jobs.get().cancel(jobId);
+            }
+            Job saved = store.find(group, jobId).orElseThrow(() -> JobProblems.unknownJob(group, jobId));
+            throw JobProblems.conflict("job " + jobId + " already ended: " + saved.state()
+                    + (saved.failureReason() != null ? " (" + saved.failureReason() + ")" : ""));
+        });
     }
 
     public void report(String group, String jobId, RankReport report) {
@@ -88,10 +120,23 @@ public class JobService implements DisposableBean {
         if (report.succeeded() == null) {
             throw JobProblems.badField("succeeded", "is required (true, or false with an error)");
         }
-        GroupJobs jobs = existing(group).orElseThrow(() -> JobProblems.unknownJob(group, jobId));
-        jobs.get(jobId).orElseThrow(() -> JobProblems.unknownJob(group, jobId));
-        requireMember(group, report.rank(), report.instanceId());
-        jobs.report(jobId, report);
+        stored(() -> {
+            Optional<GroupJobs> jobs = existing(group);
+            if (jobs.isEmpty()) {
+                // No queue in memory: every stored job of the group ended (a restart interrupts the rest).
+                GroupJobs.endedReport(store.find(group, jobId).orElseThrow(() -> JobProblems.unknownJob(group, jobId)),
+                        report);
+                return null;
+            }
+            Job known = jobs.get().get(jobId).orElseThrow(() -> JobProblems.unknownJob(group, jobId));
+            // A report on an ended job changes nothing and is taken from anyone, so that a worker retrying the
+            // report of a job interrupted by a restart (it is no member of anything yet) stops retrying.
+            if (!known.state().isFinal()) {
+                requireMember(group, report.rank(), report.instanceId());
+            }
+            jobs.get().report(jobId, report);
+            return null;
+        });
     }
 
     /**
@@ -152,10 +197,16 @@ public class JobService implements DisposableBean {
 
     private Attempt attempt(Poll poll) {
         CurrentGeneration current = directory.current(poll.group).orElseThrow(() -> JobProblems.unknownGroup(poll.group));
-        GroupJobs jobs = jobsOf(poll.group);
+        GroupJobs jobs = stored(() -> jobsOf(poll.group));
         CompletableFuture<Void> signal = jobs.changeSignal();
         // Re-read after taking the signal: a generation that completed in between has fired it already.
         current = directory.current(poll.group).orElse(current);
+        if (current.state() == GenerationState.FAILED
+                || (current.state() != GenerationState.COMPLETE && !directory.isMember(poll.group, poll.rank, poll.instanceId))) {
+            // The poller's generation is over: answer at once (409), so that it re-joins now rather than when its
+            // heartbeat notices.
+            throw generationOver(current, jobs.newestFailure());
+        }
         if (current.state() != GenerationState.COMPLETE) {
             return new Attempt(null, signal);
         }
@@ -191,6 +242,16 @@ public class JobService implements DisposableBean {
         }
     }
 
+    private static RuntimeException generationOver(CurrentGeneration current, String failure) {
+        if (current.state() == GenerationState.FAILED) {
+            return JobProblems.conflict(failure != null ? failure + "; join again to receive jobs"
+                    : "generation " + current.generation() + " of group '" + current.group()
+                    + "' failed; join again to receive jobs");
+        }
+        return JobProblems.conflict("the generation this rank served is over: group '" + current.group()
+                + "' is forming generation " + current.generation() + "; join it to receive jobs");
+    }
+
     private void requireMember(String group, int rank, String instanceId) {
         if (!directory.isMember(group, rank, instanceId)) {
             throw JobProblems.conflict("rank " + rank + " with instanceId '" + instanceId
@@ -200,11 +261,16 @@ public class JobService implements DisposableBean {
 
     @EventListener
     public void onGenerationCompleted(GroupDirectory.GenerationCompleted event) {
-        groups.compute(event.group(), (name, jobs) -> {
-            GroupJobs live = jobs != null ? jobs : newGroupJobs(name);
-            live.generationCompleted();
-            return live;
-        });
+        try {
+            groups.compute(event.group(), (name, jobs) -> {
+                GroupJobs live = jobs != null ? jobs : newGroupJobs(name);
+                live.generationCompleted();
+                return live;
+            });
+        } catch (DataAccessException e) {
+            // Never into the registry's publisher: the queue is made on the first submission or poll instead.
+            log.warn("group '{}': job history database unavailable: {}", event.group(), e.getMessage());
+        }
     }
 
     @EventListener
@@ -217,14 +283,44 @@ public class JobService implements DisposableBean {
         existing(event.group()).ifPresent(jobs -> jobs.groupRemoved(event.reason()));
     }
 
-    /** Called by {@link JobDeadlineSweeper}: fails overdue jobs and forgets groups removed long enough ago. */
+    /**
+     * Called by {@link JobDeadlineSweeper}: fails overdue jobs, stores ended jobs whose write failed, and forgets
+     * (in memory only) groups removed long enough ago.
+     */
     void sweep() {
         long now = System.nanoTime();
         for (String name : groups.keySet()) {
             groups.computeIfPresent(name, (n, jobs) -> {
                 jobs.expireOverdue(now);
+                jobs.settle();
                 return jobs.removedLongerThan(properties.retainRemovedGroups(), now) ? null : jobs;
             });
+        }
+    }
+
+    /**
+     * Called by {@link JobDeadlineSweeper} every {@code cleanup-interval}: deletes ended jobs older than
+     * {@code max-age}, and the oldest ended jobs of any group holding more than {@code history}. Returns how many.
+     */
+    int cleanUp() {
+        int deleted = store.deleteFinishedBefore(clock.instant().minus(properties.maxAge()));
+        for (String group : store.groupsOver(properties.history())) {
+            deleted += store.trim(group, properties.history());
+        }
+        if (deleted > 0) {
+            log.info("job history retention deleted {} ended jobs (max-age {}, history {} per group)", deleted,
+                    properties.maxAge(), properties.history());
+        }
+        return deleted;
+    }
+
+    /** Runs a store access, turning a database failure into a 503 problem with Retry-After. */
+    private <T> T stored(Supplier<T> access) {
+        try {
+            return access.get();
+        } catch (DataAccessException e) {
+            log.warn("job history database: {}", e.getMessage());
+            throw JobProblems.storeUnavailable(e);
         }
     }
 
@@ -241,7 +337,7 @@ public class JobService implements DisposableBean {
     }
 
     private GroupJobs newGroupJobs(String group) {
-        return new GroupJobs(group, metrics, clock);
+        return new GroupJobs(group, store, metrics, clock);
     }
 
     @Override

@@ -15,12 +15,15 @@ import java.time.Duration;
  * @param maxSweepSizes       the most sizes one sweep may have
  * @param maxBytes            the largest size a job may ask for
  * @param sweepInterval       how often running jobs are checked against their deadline
- * @param retainRemovedGroups how long the jobs of a closed or evicted group stay readable
+ * @param retainRemovedGroups how long the queue of a closed or evicted group stays in memory (its jobs stay in the
+ *                            history database, under the retention below)
+ * @param maxAge              ended jobs older than this are deleted from the history
+ * @param cleanupInterval     how often the retention (history per group, max age) is enforced
  */
 @ConfigurationProperties("allsum.jobs")
 public record JobsProperties(Duration maxWait, Duration defaultWait, Integer history, Duration defaultTimeout,
                              Integer maxSweepSizes, Long maxBytes, Duration sweepInterval,
-                             Duration retainRemovedGroups) {
+                             Duration retainRemovedGroups, Duration maxAge, Duration cleanupInterval) {
 
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
@@ -29,6 +32,8 @@ public record JobsProperties(Duration maxWait, Duration defaultWait, Integer his
     public static final long DEFAULT_MAX_BYTES = 64L << 30;
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
     public static final Duration DEFAULT_RETAIN_REMOVED_GROUPS = Duration.ofMinutes(10);
+    public static final Duration DEFAULT_MAX_AGE = Duration.ofDays(30);
+    public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofMinutes(10);
 
     public JobsProperties {
         maxWait = positive(maxWait, DEFAULT_MAX_WAIT, "max-wait");
@@ -52,11 +57,13 @@ public record JobsProperties(Duration maxWait, Duration defaultWait, Integer his
         }
         sweepInterval = positive(sweepInterval, DEFAULT_SWEEP_INTERVAL, "sweep-interval");
         retainRemovedGroups = retainRemovedGroups != null ? retainRemovedGroups : DEFAULT_RETAIN_REMOVED_GROUPS;
+        maxAge = positive(maxAge, DEFAULT_MAX_AGE, "max-age");
+        cleanupInterval = positive(cleanupInterval, DEFAULT_CLEANUP_INTERVAL, "cleanup-interval");
     }
 
     /** Every default. */
     public static JobsProperties defaults() {
-        return new JobsProperties(null, null, null, null, null, null, null, null);
+        return new JobsProperties(null, null, null, null, null, null, null, null, null, null);
     }
 
     private static Duration positive(Duration value, Duration fallback, String name) {

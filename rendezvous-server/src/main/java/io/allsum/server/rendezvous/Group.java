@@ -2,54 +2,55 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.JoinPending;
+import io.allsum.model.rendezvous.UniqueId;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HexFormat;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
- * One group and its current generation. Every field but the outbox is guarded by {@link #lock}; the registry holds
- * the lock for each operation and publishes the outbox after releasing it.
+ * One group and its current generation: plain state. {@link GroupDecisions} reads it, {@link GroupExecutor}
+ * changes it; both under {@link #lock()}, which the registry takes for each operation. Only the event outbox is
+ * touched outside the lock.
  */
 final class Group {
 
     /** Digests of ids handed out by earlier generations: enough to catch a restarted rank 0 replaying its id. */
     private static final int REMEMBERED_IDS = 64;
 
-    final String name;
-    final int worldSize;
-    final Backend backend;
-    final ReentrantLock lock = new ReentrantLock();
+    private final String name;
+    private final int worldSize;
+    private final Backend backend;
+    private final ReentrantLock lock = new ReentrantLock();
     /** Events in the order they happened, published outside {@link #lock} but still in that order. */
-    final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
-    final ReentrantLock publishLock = new ReentrantLock();
+    private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock publishLock = new ReentrantLock();
 
-    boolean removed;
-    long generation;
-    GenerationState state;
-    final TreeMap<Integer, Slot> slots = new TreeMap<>();
-    final Set<Waiter> waiters = new LinkedHashSet<>();
+    private boolean removed;
+    private long generation;
+    private GenerationState state;
+    private final TreeMap<Integer, Slot> slots = new TreeMap<>();
+    private final Set<Waiter> waiters = new LinkedHashSet<>();
     /** Rank 0's id for the current generation; never logged, never in status. */
-    String uniqueId;
-    EncodedView view;
-    long openedNanos;
-    long deadlineNanos;
-    Instant joinDeadline;
-    String failureReason;
+    private UniqueId uniqueId;
+    private EncodedView view;
+    private long openedNanos;
+    private long deadlineNanos;
+    private Instant joinDeadline;
+    private String failureReason;
     /** The reason the latest failed generation failed; kept after the next one opens, for heartbeats of survivors. */
-    String lastFailureReason;
-    long lastActivityNanos;
+    private String lastFailureReason;
+    private long lastActivityNanos;
     private final ArrayDeque<String> usedIdDigests = new ArrayDeque<>();
 
     Group(String name, int worldSize, Backend backend) {
@@ -58,18 +59,97 @@ final class Group {
         this.backend = backend;
     }
 
-    /** Starts generation {@code generation + 1}, empty, with a fresh join deadline. */
-    void openNextGeneration(long nowNanos, long joinTimeoutNanos) {
-        generation++;
-        state = GenerationState.JOINING;
-        slots.clear();
-        uniqueId = null;
-        view = null;
-        failureReason = null;
-        openedNanos = nowNanos;
-        deadlineNanos = nowNanos + joinTimeoutNanos;
-        joinDeadline = Instant.now().plusNanos(joinTimeoutNanos);
-        lastActivityNanos = nowNanos;
+    // ---- reading
+
+    String name() {
+        return name;
+    }
+
+    int worldSize() {
+        return worldSize;
+    }
+
+    Backend backend() {
+        return backend;
+    }
+
+    ReentrantLock lock() {
+        return lock;
+    }
+
+    boolean isRemoved() {
+        return removed;
+    }
+
+    long generation() {
+        return generation;
+    }
+
+    GenerationState state() {
+        return state;
+    }
+
+    Slot slot(int rank) {
+        return slots.get(rank);
+    }
+
+    Collection<Slot> slots() {
+        return slots.values();
+    }
+
+    int joinedCount() {
+        return slots.size();
+    }
+
+    boolean isFull() {
+        return slots.size() == worldSize;
+    }
+
+    UniqueId uniqueId() {
+        return uniqueId;
+    }
+
+    EncodedView view() {
+        return view;
+    }
+
+    long openedNanos() {
+        return openedNanos;
+    }
+
+    boolean deadlinePassed(long nowNanos) {
+        return nowNanos - deadlineNanos > 0;
+    }
+
+    String failureReason() {
+        return failureReason;
+    }
+
+    String lastFailureReason() {
+        return lastFailureReason;
+    }
+
+    long idleNanos(long nowNanos) {
+        return nowNanos - lastActivityNanos;
+    }
+
+    boolean hasWaiters() {
+        return !waiters.isEmpty();
+    }
+
+    int waiterCount() {
+        return waiters.size();
+    }
+
+    boolean wasUsed(UniqueId id) {
+        return usedIdDigests.contains(id.digest());
+    }
+
+    /** Whether {@code instanceId} holds {@code rank} in a generation that is still joining or complete. */
+    boolean isLiveMember(int rank, String instanceId) {
+        Slot slot = slots.get(rank);
+        return !removed && slot != null && slot.heldBy(instanceId)
+                && (state == GenerationState.JOINING || state == GenerationState.COMPLETE);
     }
 
     List<Integer> joinedRanks() {
@@ -86,28 +166,112 @@ final class Group {
         return missing;
     }
 
-    JoinPending pending(int retryAfterSeconds) {
-        return new JoinPending(name, generation, joinedRanks(), missingRanks(), joinDeadline, retryAfterSeconds);
+    JoinPending pending(int retryAfterSeconds, String epoch) {
+        return new JoinPending(name, generation, joinedRanks(), missingRanks(), joinDeadline, retryAfterSeconds,
+                epoch);
     }
 
-    void rememberUsedId(String id) {
-        usedIdDigests.addLast(digest(id));
-        while (usedIdDigests.size() > REMEMBERED_IDS) {
-            usedIdDigests.removeFirst();
+    GroupStatus status(long nowNanos, String epoch) {
+        return new GroupStatus(name, generation, state, worldSize, backend, joinedRanks(), missingRanks(),
+                slots.values().stream().map(slot -> slot.toStatus(nowNanos)).toList(), joinDeadline, failureReason,
+                epoch);
+    }
+
+    // ---- changing (GroupExecutor only)
+
+    /** Starts generation {@code number}, empty, with a fresh join deadline. */
+    void openGeneration(long number, long nowNanos, long joinTimeoutNanos) {
+        generation = number;
+        state = GenerationState.JOINING;
+        slots.clear();
+        uniqueId = null;
+        view = null;
+        failureReason = null;
+        openedNanos = nowNanos;
+        deadlineNanos = nowNanos + joinTimeoutNanos;
+        joinDeadline = Instant.now().plusNanos(joinTimeoutNanos);
+        lastActivityNanos = nowNanos;
+    }
+
+    /** Gives the joining generation a higher number; its members and deadline stay. */
+    void renumber(long number) {
+        generation = number;
+    }
+
+    void touch(long nowNanos) {
+        lastActivityNanos = nowNanos;
+    }
+
+    void addSlot(Slot slot, UniqueId id) {
+        slots.put(slot.rank(), slot);
+        if (id != null) {
+            uniqueId = id;
         }
     }
 
-    boolean wasUsed(String id) {
-        return usedIdDigests.contains(digest(id));
+    void dropSlot(int rank) {
+        slots.remove(rank);
+        if (rank == 0) {
+            uniqueId = null;
+        }
     }
 
-    /** Only a digest of a used id is kept, so that old secrets do not stay in memory. */
-    private static String digest(String id) {
+    void complete(EncodedView completed) {
+        state = GenerationState.COMPLETE;
+        view = completed;
+        if (uniqueId != null) {
+            usedIdDigests.addLast(uniqueId.digest());
+            while (usedIdDigests.size() > REMEMBERED_IDS) {
+                usedIdDigests.removeFirst();
+            }
+        }
+    }
+
+    void fail(String reason) {
+        state = GenerationState.FAILED;
+        failureReason = reason;
+        lastFailureReason = reason;
+    }
+
+    void markRemoved() {
+        removed = true;
+        state = GenerationState.CLOSED;
+    }
+
+    void addWaiter(Waiter waiter) {
+        waiters.add(waiter);
+    }
+
+    boolean removeWaiter(Waiter waiter) {
+        return waiters.remove(waiter);
+    }
+
+    /** Removes and returns every parked join (all of them, or only those of one slot). */
+    List<Waiter> takeWaiters(Slot of) {
+        List<Waiter> taken = waiters.stream().filter(w -> of == null || w.slot() == of).toList();
+        taken.forEach(waiters::remove);
+        return taken;
+    }
+
+    // ---- events
+
+    void queueEvent(Object event) {
+        outbox.add(event);
+    }
+
+    /** Publishes the queued events in order; callers must not hold {@link #lock()}. */
+    void publishEvents(Consumer<Object> publisher) {
+        if (outbox.isEmpty()) {
+            return;
+        }
+        publishLock.lock();
         try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(sha.digest(id.getBytes(StandardCharsets.US_ASCII)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+            Object event;
+            while ((event = outbox.poll()) != null) {
+                publisher.accept(event);
+            }
+        } finally {
+            publishLock.unlock();
         }
     }
 

@@ -6,22 +6,54 @@ import io.allsum.model.rendezvous.MemberStatus;
 /** A rank taken in the current generation. Guarded by its group's lock. */
 final class Slot {
 
-    final int rank;
-    final String instanceId;
-    final String endpoint;
-    final String host;
-    final String device;
-    long lastContactNanos;
+    private final int rank;
+    private final String instanceId;
+    private final String endpoint;
+    private final String host;
+    private final String device;
+    private long lastContactNanos;
     /** Joins of this instance parked on the server right now: while any is, the instance is alive. */
-    int parkedJoins;
+    private int parkedJoins;
 
-    Slot(int rank, String instanceId, String endpoint, String host, String device, long nowNanos) {
-        this.rank = rank;
-        this.instanceId = instanceId;
-        this.endpoint = endpoint;
-        this.host = host;
-        this.device = device;
+    Slot(Joiner joiner, long nowNanos) {
+        this.rank = joiner.rank();
+        this.instanceId = joiner.instanceId();
+        this.endpoint = joiner.endpoint();
+        this.host = joiner.host();
+        this.device = joiner.device();
         this.lastContactNanos = nowNanos;
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    String instanceId() {
+        return instanceId;
+    }
+
+    boolean heldBy(String instance) {
+        return instanceId.equals(instance);
+    }
+
+    long silentNanos(long nowNanos) {
+        return nowNanos - lastContactNanos;
+    }
+
+    void contact(long nowNanos) {
+        lastContactNanos = nowNanos;
+    }
+
+    void parked() {
+        parkedJoins++;
+    }
+
+    void unparked() {
+        parkedJoins--;
+    }
+
+    void clearParked() {
+        parkedJoins = 0;
     }
 
     boolean isAlive(long nowNanos, long heartbeatTimeoutNanos) {

@@ -1,5 +1,6 @@
 package io.allsum.server.security;
 
+import io.allsum.model.security.BearerToken;
 import io.allsum.server.web.ProblemWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,20 +13,23 @@ import org.springframework.core.Ordered;
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfig {
 
+    /** First of the filters: nothing reads a request before its token is checked. */
+    public static final int TOKEN_ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
+
     private static final Logger log = LoggerFactory.getLogger(SecurityConfig.class);
 
     @Bean
     FilterRegistrationBean<BearerTokenFilter> bearerTokenFilter(SecurityProperties security, ProblemWriter problems) {
         FilterRegistrationBean<BearerTokenFilter> registration = new FilterRegistrationBean<>();
         if (security.tokenConfigured()) {
-            registration.setFilter(new BearerTokenFilter(security.token(), problems));
+            registration.setFilter(new BearerTokenFilter(BearerToken.of(security.token()), problems));
             log.info("bearer token required on every path but /actuator/health");
         } else {
             registration.setEnabled(false);
-            registration.setFilter(new BearerTokenFilter("", problems));
+            registration.setFilter(new BearerTokenFilter(BearerToken.of("unused"), problems));
             log.warn("no token configured (ALLSUM_TOKEN or allsum.security.token): the server accepts anyone");
         }
-        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        registration.setOrder(TOKEN_ORDER);
         registration.addUrlPatterns("/*");
         return registration;
     }

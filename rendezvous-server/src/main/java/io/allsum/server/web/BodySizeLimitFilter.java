@@ -1,5 +1,6 @@
 package io.allsum.server.web;
 
+import io.allsum.model.problem.ProblemCode;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -7,7 +8,6 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
@@ -31,9 +31,8 @@ public class BodySizeLimitFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         long declared = request.getContentLengthLong();
         if (declared > limitBytes) {
-            problems.write(request, response, HttpStatus.CONTENT_TOO_LARGE, "Request body too large",
-                    "the request body has " + declared + " bytes; the limit is " + limitBytes + " bytes",
-                    "body-too-large");
+            problems.write(request, response, ProblemCode.BODY_TOO_LARGE,
+                    "the request body has " + declared + " bytes; the limit is " + limitBytes + " bytes");
             return;
         }
         chain.doFilter(new LimitedRequest(request, limitBytes), response);

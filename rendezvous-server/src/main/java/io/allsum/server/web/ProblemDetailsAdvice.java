@@ -1,13 +1,10 @@
 package io.allsum.server.web;
 
-import io.allsum.model.Protocol;
-import io.allsum.server.metrics.JoinOutcome;
-import io.allsum.server.metrics.RendezvousMetrics;
+import io.allsum.model.problem.ProblemCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.TypeMismatchException;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -21,35 +18,31 @@ import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.InvalidFormatException;
 
 /**
- * Every error as an RFC 9457 ProblemDetail in {@code application/problem+json}: Spring MVC's own (malformed JSON,
- * ill-typed fields, 404, 405, 415, ...), the rendezvous' {@code RendezvousException}s and the
- * {@code ResponseStatusException}/{@code ErrorResponseException}s of other controllers.
+ * Every error as an RFC 9457 ProblemDetail in {@code application/problem+json}, each with a {@code code}: Spring
+ * MVC's own (malformed JSON, ill-typed fields, 404, 405, 415, ...), every feature's {@link ProblemException}s and
+ * the {@code ResponseStatusException}/{@code ErrorResponseException}s of other controllers.
  */
 @RestControllerAdvice
 public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
 
-    private final RendezvousMetrics metrics;
-
-    public ProblemDetailsAdvice(RendezvousMetrics metrics) {
-        this.metrics = metrics;
-    }
+    /** Request attribute holding the {@link ProblemCode} of the problem answered, for meters that count by code. */
+    public static final String PROBLEM_CODE_ATTRIBUTE = ProblemDetailsAdvice.class.getName() + ".code";
 
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
                                                                   HttpHeaders headers, HttpStatusCode status,
                                                                   WebRequest request) {
-        countInvalidJoin(request);
         if (causeOf(ex, BodyTooLargeException.class) instanceof BodyTooLargeException tooLarge) {
-            ProblemDetail problem = problem(HttpStatus.CONTENT_TOO_LARGE, "Request body too large",
-                    tooLarge.getMessage(), "body-too-large");
+            ProblemDetail problem = ProblemException.problem(ProblemCode.BODY_TOO_LARGE, tooLarge.getMessage());
             return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
         }
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "Malformed request body", describe(ex),
-                "invalid-request");
+        ProblemDetail problem = ProblemException.problem(ProblemCode.INVALID_REQUEST, describe(ex));
+        problem.setTitle("Malformed request body");
         return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
     }
 
@@ -58,21 +51,25 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
                                                         HttpStatusCode status, WebRequest request) {
         String name = ex.getPropertyName() != null ? ex.getPropertyName() : "parameter";
         String expected = ex.getRequiredType() != null ? ex.getRequiredType().getSimpleName() : "another type";
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "Invalid parameter", "parameter '" + name
+        ProblemDetail problem = ProblemException.problem(ProblemCode.INVALID_REQUEST, "parameter '" + name
                 + "' must be " + (expected.equals("Integer") ? "an integer" : "of type " + expected) + ", got '"
-                + ex.getValue() + "'", "invalid-request");
+                + ex.getValue() + "'");
+        problem.setTitle("Invalid parameter");
         return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
     }
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> handleUnexpected(Exception ex, WebRequest request) {
         log.error("unexpected error answering {}", describeRequest(request), ex);
-        ProblemDetail problem = problem(HttpStatus.INTERNAL_SERVER_ERROR, "Internal server error",
-                "the server failed to answer: " + ex.getClass().getSimpleName(), "internal-error");
+        ProblemDetail problem = ProblemException.problem(ProblemCode.INTERNAL_ERROR,
+                "the server failed to answer: " + ex.getClass().getSimpleName());
         return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.INTERNAL_SERVER_ERROR, request);
     }
 
-    /** Forces application/problem+json even when the client asked for application/json only. */
+    /**
+     * Forces application/problem+json even when the client asked for application/json only, and gives every
+     * problem a {@code code} (Spring MVC's own 404, 405, 415 ... come without one).
+     */
     @Override
     protected ResponseEntity<Object> createResponseEntity(Object body, HttpHeaders headers, HttpStatusCode status,
                                                           WebRequest request) {
@@ -84,16 +81,17 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
                 HttpStatus known = HttpStatus.resolve(status.value());
                 problem.setTitle(known != null ? known.getReasonPhrase() : "Error");
             }
+            Object wire = problem.getProperties() == null ? null : problem.getProperties().get("code");
+            ProblemCode code = wire instanceof String text ? ProblemCode.fromWire(text).orElse(null) : null;
+            if (code == null && wire == null) {
+                code = ProblemCode.forStatus(status.value());
+                problem.setProperty("code", code.wireCode());
+            }
+            if (code != null) {
+                request.setAttribute(PROBLEM_CODE_ATTRIBUTE, code, WebRequest.SCOPE_REQUEST);
+            }
         }
         return new ResponseEntity<>(body, withType, status);
-    }
-
-    private void countInvalidJoin(WebRequest request) {
-        if (request instanceof ServletWebRequest servlet
-                && HttpMethod.POST.matches(servlet.getRequest().getMethod())
-                && Protocol.RENDEZVOUS_PATH.equals(servlet.getRequest().getServletPath())) {
-            metrics.joinAnswered(JoinOutcome.INVALID);
-        }
     }
 
     /** Names the offending field and what was wrong with it, from Jackson's path. */
@@ -107,11 +105,23 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String why = root instanceof IllegalArgumentException ? root.getMessage() : firstLine(jackson.getOriginalMessage());
+        String why = root instanceof IllegalArgumentException ? root.getMessage()
+                : isFractionForInteger(jackson) ? "must be an integer, got " + ((InvalidFormatException) jackson).getValue()
+                : firstLine(jackson.getOriginalMessage());
         if (field.isEmpty()) {
             return "malformed JSON: " + why;
         }
         return "field '" + field + "' is invalid: " + why;
+    }
+
+    /** "rank": 1.5 for an integer field (accept-float-as-int is off): say so plainly, without Jackson's hints. */
+    private static boolean isFractionForInteger(JacksonException jackson) {
+        if (!(jackson instanceof InvalidFormatException invalid) || !(invalid.getValue() instanceof Number)) {
+            return false;
+        }
+        Class<?> target = invalid.getTargetType();
+        return target == Integer.class || target == int.class || target == Long.class || target == long.class
+                || target == Short.class || target == short.class;
     }
 
     private static String fieldPath(JacksonException jackson) {
@@ -141,13 +151,6 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
             }
         }
         return null;
-    }
-
-    private static ProblemDetail problem(HttpStatus status, String title, String detail, String code) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setTitle(title);
-        problem.setProperty("code", code);
-        return problem;
     }
 
     private static String describeRequest(WebRequest request) {

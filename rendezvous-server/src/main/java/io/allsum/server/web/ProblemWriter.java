@@ -1,9 +1,9 @@
 package io.allsum.server.web;
 
 import io.allsum.model.Protocol;
+import io.allsum.model.problem.ProblemCode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -12,8 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Writes an RFC 9457 problem straight to the servlet response, for filters that answer before Spring MVC runs.
- * The members match what Spring MVC writes for a ProblemDetail.
+ * Writes an RFC 9457 problem straight to the servlet response, for filters and error pages that answer outside
+ * Spring MVC's exception handling. The members match what Spring MVC writes for a {@link ProblemException}.
  */
 @Component
 public class ProblemWriter {
@@ -24,16 +24,23 @@ public class ProblemWriter {
         this.json = json;
     }
 
-    public void write(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String title,
-                      String detail, String code) throws IOException {
+    public void write(HttpServletRequest request, HttpServletResponse response, ProblemCode code, String detail)
+            throws IOException {
+        write(request.getRequestURI(), response, code, detail);
+    }
+
+    public void write(String instance, HttpServletResponse response, ProblemCode code, String detail)
+            throws IOException {
         Map<String, Object> problem = new LinkedHashMap<>();
         problem.put("type", "about:blank");
-        problem.put("title", title);
-        problem.put("status", status.value());
+        problem.put("title", code.title());
+        problem.put("status", code.status());
         problem.put("detail", detail);
-        problem.put("instance", request.getRequestURI());
-        problem.put("code", code);
-        response.setStatus(status.value());
+        if (instance != null) {
+            problem.put("instance", instance);
+        }
+        problem.put("code", code.wireCode());
+        response.setStatus(code.status());
         response.setContentType(Protocol.PROBLEM_JSON);
         response.setCharacterEncoding("UTF-8");
         json.writeValue(response.getOutputStream(), problem);

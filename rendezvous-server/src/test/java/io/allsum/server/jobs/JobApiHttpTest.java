@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,6 +154,33 @@ class JobApiHttpTest extends JobsHttpTestBase {
             assertThat(http.detail(response)).as("%s", body).startsWith(field + ":");
         });
         assertThat(http.listOk(group)).isEmpty();
+    }
+
+    @Test
+    void fractionalIntegerFieldsAnswer400InsteadOfBeingTruncated() {
+        directory.form(group, 2);
+
+        for (String field : List.of("stepFactor", "iterations", "minBytes", "timeoutSeconds")) {
+            HttpResponse<String> response = http.submit(group, Map.of(field, 1.1));
+            assertThat(response.statusCode()).as(field).isEqualTo(400);
+            assertThat(response.headers().firstValue("Content-Type")).as(field)
+                    .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(http.detail(response)).as(field).contains(field).contains("whole number").contains("1.1");
+        }
+        assertThat(http.listOk(group)).isEmpty();
+        // A whole number written as a float is that number.
+        assertThat(http.submitOk(group, Map.of("stepFactor", 4.0, "minBytes", 8, "maxBytes", 512)).spec().stepFactor())
+                .isEqualTo(4);
+    }
+
+    @Test
+    void zeroMinBytesRunsOneZeroByteSizeFirst() {
+        directory.form(group, 2);
+
+        Job job = http.submitOk(group, Map.of("minBytes", 0, "maxBytes", 16));
+
+        assertThat(job.spec().minBytes()).isZero();
+        assertThat(job.spec().sizes(2)).containsExactly(0L, 4L, 8L, 16L);
     }
 
     @Test

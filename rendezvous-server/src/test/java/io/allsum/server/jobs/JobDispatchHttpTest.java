@@ -173,6 +173,34 @@ class JobDispatchHttpTest extends JobsHttpTestBase {
     }
 
     @Test
+    void waitingPollIsAnswered409AsSoonAsItsGenerationFails() throws Exception {
+        directory.form(group, 2);
+        CompletableFuture<HttpResponse<String>> poll =
+                CompletableFuture.supplyAsync(() -> http.next(group, 0, instance(0), 0, 60));
+        Thread.sleep(300); // let the poll park; were it answered early, it would be a 204 or a 200
+
+        directory.fail(group, "rank 1 missed its heartbeats");
+
+        // Before the fix, the poll slept through its whole 60 s wait and answered 204.
+        HttpResponse<String> answer = poll.get(30, TimeUnit.SECONDS);
+        assertThat(answer.statusCode()).isEqualTo(409);
+        assertThat(http.detail(answer)).contains("rank 1 missed its heartbeats").contains("join again");
+    }
+
+    @Test
+    void pollOfAWorkerLeftBehindByANewGenerationAnswers409() {
+        directory.form(group, 2);
+        String oldInstance = instance(0);
+        directory.fail(group, "rank 1 left");
+        directory.joining(group, 2); // a new generation forms; the poller is not in it
+
+        HttpResponse<String> response = http.next(group, 0, oldInstance + "-gone", 0, 5);
+
+        assertThat(response.statusCode()).isEqualTo(409);
+        assertThat(http.detail(response)).contains("join");
+    }
+
+    @Test
     void pollOnAnUnknownGroupAnswers404AndBadParametersAnswer400() {
         assertThat(http.next(group, 0, "x", 0, 1).statusCode()).isEqualTo(404);
         directory.form(group, 1);

@@ -59,7 +59,7 @@ class JobSpecValidatorTest {
 
     @Test
     void rejectsASweepLongerThanTheLimit() {
-        JobSpecValidator strict = new JobSpecValidator(new JobsProperties(null, null, null, null, 4, null, null, null));
+        JobSpecValidator strict = new JobSpecValidator(new JobsProperties(null, null, null, null, 4, null, null, null, null, null));
 
         ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class,
                 () -> strict.validate(spec(null, null, null, 8L, 1024L, 2, null, null, null), 2));
@@ -70,7 +70,7 @@ class JobSpecValidatorTest {
     @Test
     void emptySpecTakesEveryDefaultAndTheConfiguredTimeout() {
         JobSpecValidator configured = new JobSpecValidator(
-                new JobsProperties(null, null, null, Duration.ofSeconds(42), null, null, null, null));
+                new JobsProperties(null, null, null, Duration.ofSeconds(42), null, null, null, null, null, null));
 
         JobSpec s = configured.validate(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null), 4);
 

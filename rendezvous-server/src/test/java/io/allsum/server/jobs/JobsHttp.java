@@ -28,7 +28,7 @@ final class JobsHttp {
     private final JsonMapper json;
 
     JobsHttp(int port, JsonMapper json) {
-        this.base = "http://localhost:" + port;
+        this.base = "http://127.0.0.1:" + port;
         this.json = json;
     }
 

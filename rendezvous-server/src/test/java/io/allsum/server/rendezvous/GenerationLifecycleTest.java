@@ -7,8 +7,8 @@ import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.LeaveRequest;
-import io.allsum.server.web.RendezvousHttp;
-import io.allsum.server.web.RendezvousServerTest;
+import io.allsum.server.rendezvous.RendezvousHttp;
+
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -19,10 +19,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import static io.allsum.server.web.RendezvousHttp.nccl;
-import static io.allsum.server.web.RendezvousHttp.newUniqueId;
-import static io.allsum.server.web.RendezvousHttp.read;
-import static io.allsum.server.web.RendezvousHttp.ring;
+import static io.allsum.server.rendezvous.RendezvousHttp.nccl;
+import static io.allsum.server.rendezvous.RendezvousHttp.newUniqueId;
+import static io.allsum.server.rendezvous.RendezvousHttp.read;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Failure reports, leaving, closing, and the next generation. */

@@ -6,8 +6,8 @@ import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.Member;
-import io.allsum.server.web.RendezvousHttp;
-import io.allsum.server.web.RendezvousServerTest;
+import io.allsum.server.rendezvous.RendezvousHttp;
+
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,10 +20,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
-import static io.allsum.server.web.RendezvousHttp.nccl;
-import static io.allsum.server.web.RendezvousHttp.newUniqueId;
-import static io.allsum.server.web.RendezvousHttp.read;
-import static io.allsum.server.web.RendezvousHttp.ring;
+import static io.allsum.server.rendezvous.RendezvousHttp.nccl;
+import static io.allsum.server.rendezvous.RendezvousHttp.newUniqueId;
+import static io.allsum.server.rendezvous.RendezvousHttp.read;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @RendezvousServerTest

@@ -1,7 +1,7 @@
 package io.allsum.server.security;
 
-import io.allsum.server.web.RendezvousHttp;
-import io.allsum.server.web.RendezvousServerTest;
+import io.allsum.server.rendezvous.RendezvousHttp;
+import io.allsum.server.rendezvous.RendezvousServerTest;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
@@ -10,7 +10,7 @@ import tools.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.util.Map;
 
-import static io.allsum.server.web.RendezvousHttp.ring;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A server with a token, a small group limit, a short join deadline and a small body limit. */

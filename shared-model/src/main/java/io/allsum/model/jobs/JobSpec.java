@@ -3,6 +3,7 @@ package io.allsum.model.jobs;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
+import tools.jackson.databind.annotation.JsonDeserialize;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,9 +14,15 @@ import java.util.List;
  * (-b -e -f), and a size is the op's whole buffer as nccl-tests counts it (for all-gather and reduce-scatter the
  * gathered buffer, so each rank's share is size / worldSize).
  */
-public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
-                      Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace,
-                      Boolean verify, Integer timeoutSeconds) {
+public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
+                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer root,
+                      @JsonDeserialize(using = WholeNumbers.LongOnly.class) Long minBytes,
+                      @JsonDeserialize(using = WholeNumbers.LongOnly.class) Long maxBytes,
+                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer stepFactor,
+                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer iterations,
+                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer warmupIterations,
+                      Boolean inPlace, Boolean verify,
+                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer timeoutSeconds) {
 
     public static final long DEFAULT_MIN_BYTES = 8;
     public static final long DEFAULT_MAX_BYTES = 64L << 20;

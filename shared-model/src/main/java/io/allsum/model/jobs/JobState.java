@@ -6,12 +6,15 @@ import io.allsum.model.Backend;
 
 import java.util.Locale;
 
-/** QUEUED until handed to the ranks, RUNNING until every rank reported, then one of the three final states. */
+/**
+ * QUEUED until handed to the ranks, RUNNING until every rank reported, then one of the final states. INTERRUPTED:
+ * the server stopped while the job was queued or running; its {@code failureReason} says which.
+ */
 public enum JobState {
-    QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED;
+    QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED, INTERRUPTED;
 
     public boolean isFinal() {
-        return this == SUCCEEDED || this == FAILED || this == CANCELLED;
+        return this != QUEUED && this != RUNNING;
     }
 
     @JsonValue

@@ -2,11 +2,12 @@ package io.allsum.model.rendezvous;
 
 import io.allsum.model.Backend;
 import io.allsum.model.Protocol;
+import io.allsum.model.problem.Violation;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -15,17 +16,7 @@ import java.util.regex.Pattern;
  */
 public final class JoinRequestValidator {
 
-    /** One broken rule of a request; {@code field} is the JSON field name. */
-    public record Violation(String field, String message) {
-        @Override
-        public String toString() {
-            return field + ": " + message;
-        }
-    }
-
     private static final int MAX_FREE_TEXT_LENGTH = 256;
-    /** base64 of 128 bytes is 172 characters; anything far longer is not worth decoding. */
-    private static final int MAX_ENCODED_UNIQUE_ID_LENGTH = 256;
     private static final Pattern HOST_NAME = Pattern.compile(
             "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
     private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
@@ -49,10 +40,24 @@ public final class JoinRequestValidator {
 
     /** Every violation of {@code request}, in field order; empty when the request is valid. */
     public List<Violation> validate(JoinRequest request) {
+        return check(request).violations();
+    }
+
+    /**
+     * The request checked once: its violations, and its unique id decoded (null when absent or invalid), so that the
+     * edge hands the decoded {@link UniqueId} inward instead of decoding it again.
+     */
+    public record Checked(List<Violation> violations, UniqueId uniqueId) {
+        public boolean isValid() {
+            return violations.isEmpty();
+        }
+    }
+
+    public Checked check(JoinRequest request) {
         List<Violation> violations = new ArrayList<>();
         if (request == null) {
             violations.add(new Violation("body", "a JSON object is required"));
-            return violations;
+            return new Checked(violations, null);
         }
         checkGroup(request.group(), violations);
         boolean worldSizeValid = checkWorldSize(request.worldSize(), violations);
@@ -61,11 +66,14 @@ public final class JoinRequestValidator {
         if (request.backend() == null) {
             violations.add(new Violation("backend", "is required; expected one of [nccl, ring]"));
         }
-        checkUniqueId(request, violations);
+        UniqueId uniqueId = checkUniqueId(request, violations);
         checkEndpoint(request, violations);
         checkFreeText("host", request.host(), violations);
         checkFreeText("device", request.device(), violations);
-        return violations;
+        if (request.lastGeneration() != null && request.lastGeneration() < 0) {
+            violations.add(new Violation("lastGeneration", "must not be negative, got " + request.lastGeneration()));
+        }
+        return new Checked(violations, uniqueId);
     }
 
     private static void checkGroup(String group, List<Violation> violations) {
@@ -109,7 +117,7 @@ public final class JoinRequestValidator {
         }
     }
 
-    private static void checkUniqueId(JoinRequest request, List<Violation> violations) {
+    private static UniqueId checkUniqueId(JoinRequest request, List<Violation> violations) {
         String uniqueId = request.uniqueId();
         boolean expected = request.backend() == Backend.NCCL && request.rank() != null && request.rank() == 0;
         if (uniqueId == null) {
@@ -117,34 +125,18 @@ public final class JoinRequestValidator {
                 violations.add(new Violation("uniqueId",
                         "is required from rank 0 with the nccl backend (base64 of the 128-byte ncclUniqueId)"));
             }
-            return;
-        }
-        if (request.backend() == Backend.RING) {
-            violations.add(new Violation("uniqueId", "must be absent with the ring backend"));
-            return;
+            return null;
         }
         if (request.rank() != null && request.rank() != 0) {
             violations.add(new Violation("uniqueId", "must be absent from rank " + request.rank()
                     + "; only rank 0 brings the id"));
-            return;
+            return null;
         }
-        int decodedLength = decodedUniqueIdLength(uniqueId);
-        if (decodedLength != Protocol.UNIQUE_ID_BYTES) {
-            violations.add(new Violation("uniqueId", "must be base64 of exactly " + Protocol.UNIQUE_ID_BYTES
-                    + " bytes, got " + (decodedLength < 0 ? "text that is not base64" : decodedLength + " bytes")));
+        Optional<UniqueId> decoded = UniqueId.tryParse(uniqueId);
+        if (decoded.isEmpty()) {
+            violations.add(new Violation("uniqueId", UniqueId.problemWith(uniqueId)));
         }
-    }
-
-    /** The decoded length of a base64 id, or -1 when it is not base64. */
-    static int decodedUniqueIdLength(String uniqueId) {
-        if (uniqueId.length() > MAX_ENCODED_UNIQUE_ID_LENGTH) {
-            return uniqueId.length() * 3 / 4;
-        }
-        try {
-            return Base64.getDecoder().decode(uniqueId).length;
-        } catch (IllegalArgumentException notBase64) {
-            return -1;
-        }
+        return decoded.orElse(null);
     }
 
     private static void checkEndpoint(JoinRequest request, List<Violation> violations) {

@@ -1,5 +1,7 @@
 package io.allsum.model.rendezvous;
 
+import io.allsum.model.problem.Violation;
+
 import io.allsum.model.Backend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -158,7 +160,8 @@ class JoinRequestValidatorPropertiesTest {
 
     static Stream<String> badGroupNameExamples() {
         Stream<String> withBadChar = new String(BAD_GROUP_CHARS).chars().mapToObj(c -> "g" + (char) c);
-        return Stream.concat(Stream.of("", "a".repeat(65)), withBadChar);
+        // "." and ".." are path segments, not group names.
+        return Stream.concat(Stream.of("", "a".repeat(65), ".", ".."), withBadChar);
     }
 
     @ParameterizedTest(name = "{0} bytes")
@@ -236,7 +239,7 @@ class JoinRequestValidatorPropertiesTest {
     private void assertUniqueIdOfLengthRejected(String instanceId, int length) {
         String id = Base64.getEncoder().encodeToString(new byte[length]);
         JoinRequest request = new JoinRequest("g", 0, 2, instanceId, Backend.NCCL, id, null, null, null);
-        List<JoinRequestValidator.Violation> violations = validator.validate(request);
+        List<Violation> violations = validator.validate(request);
         assertThat(fields(violations)).containsExactly("uniqueId");
         if (!id.isEmpty()) {
             assertThat(violations.toString()).doesNotContain(id);
@@ -245,7 +248,7 @@ class JoinRequestValidatorPropertiesTest {
 
     private void assertUniqueIdFromNonZeroRankRejected(int rank, int worldSize, String id) {
         JoinRequest request = new JoinRequest("g", rank, worldSize, "w-" + rank, Backend.NCCL, id, null, null, null);
-        List<JoinRequestValidator.Violation> violations = validator.validate(request);
+        List<Violation> violations = validator.validate(request);
         assertThat(fields(violations)).containsExactly("uniqueId");
         assertThat(violations.toString()).doesNotContain(id).contains("rank " + rank);
     }
@@ -265,8 +268,8 @@ class JoinRequestValidatorPropertiesTest {
         assertThat(fields(validator.validate(request))).contains("instanceId");
     }
 
-    private static List<String> fields(List<JoinRequestValidator.Violation> violations) {
-        return violations.stream().map(JoinRequestValidator.Violation::field).toList();
+    private static List<String> fields(List<Violation> violations) {
+        return violations.stream().map(Violation::field).toList();
     }
 
     // --- generators ---
@@ -277,7 +280,7 @@ class JoinRequestValidatorPropertiesTest {
         Backend backend = pick(r, List.of(Backend.values()));
         String id = backend == Backend.NCCL && rank == 0 ? uniqueId(r) : null;
         String endpoint = backend == Backend.RING ? pick(r, VALID_HOSTS) + ":" + intBetween(r, 1, 65535) : null;
-        return new JoinRequest(charsFrom(r, GROUP_CHARS, intBetween(r, 1, 64)), rank, worldSize, validInstanceId(r),
+        return new JoinRequest(validGroupName(r), rank, worldSize, validInstanceId(r),
                 backend, id, endpoint, "host-" + rank, null);
     }
 
@@ -297,6 +300,12 @@ class JoinRequestValidatorPropertiesTest {
     private static int badWorldSize(SplittableRandom r) {
         return r.nextBoolean() ? intBetween(r, Integer.MIN_VALUE, 0) : intBetween(r, MAX_WORLD_SIZE + 1,
                 Integer.MAX_VALUE);
+    }
+
+    /** Any name of the allowed characters but "." and "..", which are path segments. */
+    private static String validGroupName(SplittableRandom r) {
+        String name = charsFrom(r, GROUP_CHARS, intBetween(r, 1, 64));
+        return name.equals(".") || name.equals("..") ? name + "g" : name;
     }
 
     private static String badGroupName(SplittableRandom r) {

@@ -14,8 +14,10 @@ public class SpringApplicationExit implements AgentExit {
 
     @Override
     public void exit(int exitCode) {
-        // Closing the context stops the agent, which waits for the agent thread: do it from another thread.
-        Thread.ofPlatform().name("allsum-exit").start(
+        // Closing the context stops the agent, which waits for the agent thread: do it from another thread. Not a
+        // daemon (the agent thread is one, and threads inherit it): once the context is closed no other thread holds
+        // the JVM up, and a daemon would lose the race to System.exit, leaving exit code 0.
+        Thread.ofPlatform().name("allsum-exit").daemon(false).start(
                 () -> System.exit(SpringApplication.exit(context, () -> exitCode)));
     }
 }

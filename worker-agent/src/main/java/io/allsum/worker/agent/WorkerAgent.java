@@ -2,6 +2,8 @@ package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
+import io.allsum.client.RetryPolicy;
+import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
@@ -17,6 +19,8 @@ import io.allsum.worker.comm.HotPathWarmup;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.comm.PeerFailedException;
+import io.allsum.worker.jobs.JobCursor;
+import io.allsum.worker.jobs.ReportDelivery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -28,15 +32,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The worker's life, on one agent thread: JOINING (rendezvous with retries, then the communicator) -> READY (jobs
  * long-polled and run in the group's order, heartbeats on a scheduler) -> RECOVERING when the generation breaks
- * (the server says so, or a collective fails) -> JOINING the next generation. Restarts are bounded: past
- * {@code maxRestarts} consecutive failures the agent logs why and ends the process non-zero. Stopping the
- * application leaves the group and closes the communicator.
+ * (the server says so, a collective fails, or the communicator sees a peer die while idle) -> JOINING the next
+ * generation. Restarts are bounded ({@link RestartBudget}): past {@code maxRestarts} failures within the restart
+ * window the agent logs why and ends the process non-zero. Stopping the application leaves the group and closes the
+ * communicator.
  */
 public class WorkerAgent implements SmartLifecycle {
 
@@ -50,9 +54,10 @@ public class WorkerAgent implements SmartLifecycle {
     /** Answers meaning this generation (or this worker's place in it) is gone. */
     private static final Set<Integer> GENERATION_GONE = Set.of(404, 409, 410);
     private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
-    /** A generation that served this long wipes out the restart count: its failure is a new incident. */
-    private static final Duration STABLE_AFTER = Duration.ofMinutes(1);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    static final Duration DEFAULT_RESTART_WINDOW = Duration.ofMinutes(10);
+    /** Pause before re-joining after the n-th restart: 200 ms doubling up to 5 s, at least half of that. */
+    private static final RetryPolicy RESTART_BACKOFF =
+            new RetryPolicy(Duration.ofMillis(100), 2.0, Duration.ofSeconds(5), Duration.ZERO);
     private static final Duration LEAVE_DEADLINE = Duration.ofSeconds(3);
 
     private final WorkerProperties props;
@@ -71,14 +76,27 @@ public class WorkerAgent implements SmartLifecycle {
     private Thread agentThread;
     private ScheduledExecutorService heartbeats;
 
+    private final ReportDelivery reports;
     /** Touched only by the agent thread. */
-    private long afterSeq;
-    private int restarts;
+    private final JobCursor cursor = new JobCursor();
+    /** The generation this worker last joined (0: none yet); reported in joins so a restarted server goes above. */
+    private long lastGeneration;
+    /** The server incarnation of the last join answer; null before the first or from a server without epochs. */
+    private String serverEpoch;
+    private final RestartBudget restartBudget;
+    /** Failures within the restart window, as last counted (for the status). */
+    private volatile int restarts;
     /** When a join first found this rank held by another (dead) instance; null otherwise. */
     private Instant staleHolderSince;
 
     public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
                        AgentExit exit, String instanceId, String hostName) {
+        this(props, client, factory, executor, exit, instanceId, hostName, DEFAULT_RESTART_WINDOW);
+    }
+
+    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
+                       AgentExit exit, String instanceId, String hostName, Duration restartWindow) {
+        this.restartBudget = new RestartBudget(props.maxRestarts(), restartWindow);
         this.props = props;
         this.client = client;
         this.factory = factory;
@@ -86,6 +104,7 @@ public class WorkerAgent implements SmartLifecycle {
         this.exit = exit;
         this.instanceId = instanceId;
         this.hostName = hostName;
+        this.reports = new ReportDelivery(client, ReportDelivery.Settings.DEFAULT);
         this.status = new AgentStatus(AgentState.STARTING, props.group(), 0, props.rank(), props.worldSize(),
                 factory.backend(), 0, null);
     }
@@ -139,6 +158,7 @@ public class WorkerAgent implements SmartLifecycle {
             thread.interrupt();
             joinQuietly(thread, props.heartbeatInterval().plus(Duration.ofSeconds(5)));
         }
+        reports.close();
         leaveGroup();
         if (generation != null) {
             generation.close();
@@ -187,9 +207,6 @@ public class WorkerAgent implements SmartLifecycle {
                 if (stopping) {
                     return;
                 }
-                if (generation.readyNanos() >= STABLE_AFTER.toNanos()) {
-                    restarts = 0;
-                }
                 recover("generation " + generation.number() + " broke: " + generation.brokenReason());
             }
         } catch (FatalAgentException e) {
@@ -229,6 +246,7 @@ public class WorkerAgent implements SmartLifecycle {
                 recover("preparing the join of rank " + props.rank() + " failed: " + e.getMessage());
                 continue;
             }
+            adoptServer(view);
             log.info("Rank {} joined generation {} of group '{}'; building the {} communicator", props.rank(),
                     view.generation(), props.group(), factory.backend());
             try {
@@ -239,7 +257,9 @@ public class WorkerAgent implements SmartLifecycle {
                     communicator.abort();
                     throw e;
                 }
-                return new ActiveGeneration(view, communicator);
+                ActiveGeneration generation = new ActiveGeneration(view, communicator);
+                watchForFailures(generation);
+                return generation;
             } catch (CommException e) {
                 if (stopping) {
                     return null;
@@ -254,7 +274,30 @@ public class WorkerAgent implements SmartLifecycle {
     private JoinRequest joinRequest(CommunicatorFactory.JoinContribution contribution) {
         String device = contribution.device() != null ? contribution.device() : props.device();
         return new JoinRequest(props.group(), props.rank(), props.worldSize(), instanceId, factory.backend(),
-                contribution.uniqueId(), contribution.endpoint(), hostName, device);
+                contribution.uniqueId(), contribution.endpoint(), hostName, device,
+                lastGeneration > 0 ? lastGeneration : null);
+    }
+
+    /**
+     * Remembers the generation joined, and when the answer comes from another server incarnation than the last
+     * one, drops what this worker held from the old server: its job cursor (the new server numbers jobs from 1).
+     */
+    private void adoptServer(GroupView view) {
+        if (view.epoch() != null && serverEpoch != null && !view.epoch().equals(serverEpoch)) {
+            log.warn("Rank {}: the rendezvous server restarted (epoch {} -> {}); job cursor {} reset to 0, "
+                    + "generation {} continues above {}", props.rank(), serverEpoch, view.epoch(), cursor.after(),
+                    view.generation(), lastGeneration);
+            cursor.reset();
+        }
+        if (view.epoch() != null) {
+            serverEpoch = view.epoch();
+        }
+        lastGeneration = Math.max(lastGeneration, view.generation());
+    }
+
+    /** Whether an answer came from another server incarnation than {@code generation}'s (the server restarted). */
+    private static boolean otherIncarnation(ActiveGeneration generation, String epoch) {
+        return epoch != null && generation.view().epoch() != null && !epoch.equals(generation.view().epoch());
     }
 
     /** Long-polls jobs and runs them, in the group's order, until the generation breaks or the agent stops. */
@@ -262,9 +305,12 @@ public class WorkerAgent implements SmartLifecycle {
         while (!stopping && !generation.isBroken()) {
             Optional<JobAssignment> next;
             try {
-                next = client.nextJob(props.group(), props.rank(), instanceId, afterSeq, props.jobPollWait());
+                next = client.nextJob(props.group(), props.rank(), instanceId, cursor.after(), props.jobPollWait());
             } catch (RuntimeException e) {
                 if (stopping) {
+                    return;
+                }
+                if (restarted(generation)) {
                     return;
                 }
                 if (e instanceof AllsumClientException problem && GENERATION_GONE.contains(problem.status())) {
@@ -276,11 +322,14 @@ public class WorkerAgent implements SmartLifecycle {
                 sleep(props.heartbeatInterval());
                 continue;
             }
+            if (restarted(generation)) {
+                return; // a job of the new server must not be taken with the old server's cursor
+            }
             if (next.isEmpty()) {
                 continue;
             }
             JobAssignment job = next.get();
-            afterSeq = Math.max(afterSeq, job.seq());
+            cursor.received(job.seq());
             if (job.generation() < generation.number()) {
                 log.info("Rank {} skips job {} (seq {}) of an earlier generation {}", props.rank(), job.jobId(),
                         job.seq(), job.generation());
@@ -295,6 +344,17 @@ public class WorkerAgent implements SmartLifecycle {
         }
     }
 
+    /** The job path saw another server incarnation: the generation is gone with the old server. */
+    private boolean restarted(ActiveGeneration generation) {
+        String epoch = client.serverEpoch().orElse(null);
+        if (!otherIncarnation(generation, epoch)) {
+            return false;
+        }
+        generation.markBroken("the rendezvous server restarted (epoch " + generation.view().epoch() + " -> " + epoch
+                + ")");
+        return true;
+    }
+
     private void runJob(ActiveGeneration generation, JobAssignment job) {
         log.info("Rank {} runs job {} (seq {}): {} {} {}..{} B", props.rank(), job.jobId(), job.seq(),
                 job.spec().op(), job.spec().dtype(), job.spec().minBytes(), job.spec().maxBytes());
@@ -302,7 +362,6 @@ public class WorkerAgent implements SmartLifecycle {
             List<RankSizeResult> results = executor.execute(generation.communicator(), job,
                     () -> stopping || generation.isBroken());
             report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, results));
-            restarts = 0;
         } catch (CommException e) {
             boolean brokeHere = generation.markBroken(e.getMessage());
             String reason = brokeHere ? e.getMessage() : generation.brokenReason() + " (" + e.getMessage() + ")";
@@ -328,11 +387,7 @@ public class WorkerAgent implements SmartLifecycle {
     }
 
     private void report(JobAssignment job, RankReport report) {
-        try {
-            client.report(props.group(), job.jobId(), report);
-        } catch (RuntimeException e) {
-            log.warn("Rank {} could not report job {}: {}", props.rank(), job.jobId(), e.getMessage());
-        }
+        reports.deliver(props.group(), job.jobId(), report);
     }
 
     /** Tells the server the generation failed, naming the peer when the communicator knows it. */
@@ -354,7 +409,7 @@ public class WorkerAgent implements SmartLifecycle {
      * spending restarts. True when the caller should simply join again.
      */
     private boolean awaitStaleHolder(AllsumClientException e) {
-        if (e.status() != 409 || e.title() == null || !e.title().startsWith("Rank held")) {
+        if (!e.is(ProblemCode.RANK_HELD)) {
             staleHolderSince = null;
             return false;
         }
@@ -371,18 +426,33 @@ public class WorkerAgent implements SmartLifecycle {
         return true;
     }
 
-    /** Counts one restart, gives up past the limit, else backs off before the next join. */
+    /**
+     * A failure the communicator finds on its own (a peer's connection closed while idle) ends the generation at
+     * once and is reported to the server, which then fails the generation for every member.
+     */
+    private void watchForFailures(ActiveGeneration generation) {
+        generation.communicator().onFailure(e -> {
+            if (generation.markBroken(e.getMessage())) {
+                log.warn("Rank {}: generation {} is over: {}", props.rank(), generation.number(), e.getMessage());
+                Thread.ofVirtual().name("allsum-failure-report")
+                        .start(() -> reportGenerationFailure(generation.number(), e));
+            }
+        });
+    }
+
+    /** Counts one failure, gives up past the budget, else backs off before the next join. */
     private void recover(String reason) {
-        restarts++;
-        if (restarts > props.maxRestarts()) {
+        boolean withinBudget = restartBudget.recordFailure();
+        restarts = restartBudget.failuresInWindow();
+        if (!withinBudget) {
             throw new FatalAgentException(EXIT_RESTARTS_EXHAUSTED, "worker rank " + props.rank() + " of group '"
-                    + props.group() + "' gives up after " + props.maxRestarts() + " restarts; last failure: "
-                    + reason, null);
+                    + props.group() + "' gives up after " + props.maxRestarts() + " restarts within "
+                    + restartBudget.window() + " (" + restarts + " failures); last failure: " + reason, null);
         }
         setStatus(AgentState.RECOVERING, null, reason);
-        log.warn("Rank {}: {}; re-joining (restart {} of {})", props.rank(), reason, restarts, props.maxRestarts());
-        long capMillis = Math.min(MAX_BACKOFF.toMillis(), 100L << Math.min(restarts, 10));
-        sleep(Duration.ofMillis(capMillis / 2 + ThreadLocalRandom.current().nextLong(capMillis / 2 + 1)));
+        log.warn("Rank {}: {}; re-joining (failure {} of {} allowed within {})", props.rank(), reason, restarts,
+                props.maxRestarts(), restartBudget.window());
+        sleep(RESTART_BACKOFF.pauseAtLeastHalf(restarts));
     }
 
     private void giveUp(int exitCode, String message) {
@@ -401,7 +471,13 @@ public class WorkerAgent implements SmartLifecycle {
         try {
             HeartbeatResponse answer = client.heartbeat(props.group(),
                     new HeartbeatRequest(props.rank(), instanceId, generation.number()));
-            if (answer.generation() != generation.number() || answer.state() == GenerationState.FAILED
+            if (otherIncarnation(generation, answer.epoch())) {
+                if (generation.markBroken("the rendezvous server restarted (epoch " + generation.view().epoch()
+                        + " -> " + answer.epoch() + ")")) {
+                    log.warn("Rank {}: the rendezvous server restarted; generation {} is gone with it", props.rank(),
+                            generation.number());
+                }
+            } else if (answer.generation() != generation.number() || answer.state() == GenerationState.FAILED
                     || answer.state() == GenerationState.CLOSED) {
                 String why = answer.failureReason() != null ? ": " + answer.failureReason() : "";
                 if (generation.markBroken("the server has generation " + answer.generation() + " "

@@ -35,14 +35,15 @@ public class WorkerAgentConfiguration {
     }
 
     @Bean
-    public WorkerAgent workerAgent(WorkerProperties props, AllsumClient client, List<CommunicatorFactory> factories,
-                                   JobExecutor executor, ConfigurableApplicationContext context) {
+    public WorkerAgent workerAgent(WorkerProperties props, RestartWindowProperties restartWindow, AllsumClient client,
+                                   List<CommunicatorFactory> factories, JobExecutor executor,
+                                   ConfigurableApplicationContext context) {
         CommunicatorFactory chosen = BackendSelector.select(props.backend(), find(factories, Backend.NCCL),
                 find(factories, Backend.RING));
         // One id per process incarnation: a restarted worker is recognised as new by the server.
         String instanceId = "r" + props.rank() + "-" + UUID.randomUUID();
         return new WorkerAgent(props, client, chosen, executor, new SpringApplicationExit(context), instanceId,
-                localHostName());
+                localHostName(), restartWindow.restartWindow());
     }
 
     @Bean

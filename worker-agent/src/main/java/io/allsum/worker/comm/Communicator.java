@@ -4,6 +4,8 @@ import io.allsum.model.Backend;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 
+import java.util.function.Consumer;
+
 /**
  * One communicator per group generation: the same collectives whatever the backend (like MLX's group interface).
  * Buffers come from {@link #allocate}; counts are in elements. Every call either completes or throws a
@@ -66,6 +68,13 @@ public interface Communicator extends AutoCloseable {
      * for the ring.
      */
     long timeNanos(Runnable body);
+
+    /**
+     * Registers who hears of a failure found outside any call, such as a peer whose connection closed while the
+     * group was idle (called at most once, on a backend thread). Backends that cannot see such failures ignore it.
+     */
+    default void onFailure(Consumer<CommException> listener) {
+    }
 
     /** Tears the communicator down at once, failing any call in flight; safe from any thread. */
     void abort();

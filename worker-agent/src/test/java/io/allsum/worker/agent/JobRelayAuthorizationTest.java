@@ -17,7 +17,10 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
-/** A worker that holds a token relays only for callers that present it: the relay must not bypass the server's auth. */
+/**
+ * A worker that holds a token relays only for callers that present it: the relay must not bypass the server's auth.
+ * The token is checked before the body is read, and the scheme in any case.
+ */
 @WebMvcTest(JobRelayController.class)
 @Import(JobRelayControllerTest.WorkerSettings.class)
 @TestPropertySource(properties = {"allsum.worker.group=relay-g", "allsum.worker.rank=0",
@@ -34,9 +37,28 @@ class JobRelayAuthorizationTest {
     void submissionWithoutTheTokenIs401WithBearerChallengeAndNotRelayed() {
         assertThat(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{}"))
                 .hasStatus(401)
-                .hasHeader("WWW-Authenticate", "Bearer")
+                .hasHeader("WWW-Authenticate", "Bearer realm=\"allsum-worker\"")
+                .hasContentType("application/problem+json")
                 .bodyJson().extractingPath("$.detail").asString().contains("missing bearer token");
         verify(client, never()).submitJob(anyString(), any());
+    }
+
+    @Test
+    void bodyOfACallerWithoutTheTokenIsNotReadSoEvenGarbageIs401Not400() {
+        assertThat(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{not json"))
+                .hasStatus(401);
+        assertThat(mvc.post().uri("/jobs").header("Authorization", "Bearer guess")
+                .contentType(MediaType.APPLICATION_JSON).content("{not json"))
+                .hasStatus(401);
+        verify(client, never()).submitJob(anyString(), any());
+    }
+
+    @Test
+    void bearerSchemeIsMatchedInAnyCase() {
+        when(client.job("relay-g", "j-1")).thenReturn(null);
+        assertThat(mvc.get().uri("/jobs/j-1").header("Authorization", "bearer s3cret")).hasStatusOk();
+        assertThat(mvc.get().uri("/jobs/j-1").header("Authorization", "BEARER   s3cret")).hasStatusOk();
+        assertThat(mvc.get().uri("/jobs/j-1").header("Authorization", "Basic s3cret")).hasStatus(401);
     }
 
     @Test

@@ -36,6 +36,8 @@ final class ScriptedRendezvous implements AllsumClient {
 
     volatile long generation = 1;
     volatile GenerationState state = GenerationState.COMPLETE;
+    /** The scripted server's incarnation; a new value is a restarted server. */
+    volatile String epoch = "epoch-1";
     final Deque<AllsumClientException> joinErrors = new ArrayDeque<>();
     final Deque<RuntimeException> pollErrors = new ArrayDeque<>();
     final BlockingQueue<JobAssignment> jobs = new LinkedBlockingQueue<>();
@@ -53,6 +55,11 @@ final class ScriptedRendezvous implements AllsumClient {
         return new AllsumClientException(status, title, detail, false, null);
     }
 
+    /** A problem answer with its machine-readable code, as the real server sends it. */
+    static AllsumClientException problem(io.allsum.model.problem.ProblemCode code, String title, String detail) {
+        return new AllsumClientException(code.status(), title, detail, code.wireCode(), List.of());
+    }
+
     @Override
     public JoinOutcome joinOnce(JoinRequest request, Duration wait) {
         return new JoinOutcome(join(request, wait), null);
@@ -68,12 +75,14 @@ final class ScriptedRendezvous implements AllsumClient {
         }
         state = GenerationState.COMPLETE;
         return new GroupView(request.group(), generation, request.worldSize(), Backend.RING, null,
-                List.of(new Member(request.rank(), request.instanceId(), request.endpoint(), request.host(), null)));
+                List.of(new Member(request.rank(), request.instanceId(), request.endpoint(), request.host(), null)),
+                epoch);
     }
 
     @Override
     public HeartbeatResponse heartbeat(String group, HeartbeatRequest request) {
-        return new HeartbeatResponse(group, generation, state, state == GenerationState.FAILED ? "rank 1 died" : null);
+        return new HeartbeatResponse(group, generation, state, state == GenerationState.FAILED ? "rank 1 died" : null,
+                epoch);
     }
 
     @Override
@@ -139,6 +148,11 @@ final class ScriptedRendezvous implements AllsumClient {
     @Override
     public Job cancelJob(String group, String jobId) {
         throw new UnsupportedOperationException("not used by the agent");
+    }
+
+    @Override
+    public Optional<String> serverEpoch() {
+        return Optional.ofNullable(epoch);
     }
 
     @Override

@@ -4,15 +4,19 @@ import io.allsum.model.Backend;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.worker.comm.CommBuffer;
+import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.Communicator;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /** A communicator that only records abort and close; the agent tests never run collectives on it. */
 final class StubCommunicator implements Communicator {
 
     final AtomicInteger aborts = new AtomicInteger();
     final AtomicInteger closes = new AtomicInteger();
+    /** Who hears of failures found outside any call (the agent registers itself). */
+    volatile Consumer<CommException> failureListener;
     private final int rank;
     private final int size;
 
@@ -104,5 +108,10 @@ final class StubCommunicator implements Communicator {
     @Override
     public void close() {
         closes.incrementAndGet();
+    }
+
+    @Override
+    public void onFailure(Consumer<CommException> listener) {
+        this.failureListener = listener;
     }
 }

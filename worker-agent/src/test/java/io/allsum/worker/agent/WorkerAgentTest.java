@@ -73,6 +73,45 @@ class WorkerAgentTest {
     }
 
     @Test
+    void aRankHeldByItsDeadPredecessorIsWaitedForByCodeWithoutSpendingRestarts() {
+        for (int i = 0; i < 3; i++) {
+            // The title is for humans and may change; the code is the contract.
+            server.joinErrors.add(ScriptedRendezvous.problem(io.allsum.model.problem.ProblemCode.RANK_HELD,
+                    "Any wording", "rank 1 is held by live instance r1-old"));
+        }
+        start(0, (c, j, stop) -> ONE_ROW);
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
+
+        assertThat(server.joins).hasSize(4);
+        assertThat(agent.status().restarts()).isZero();
+        assertThat(exitCode).isNotDone();
+    }
+
+    @Test
+    void aRestartedServerIsRecognisedByItsEpochAndTheWorkerRejoinsAboveItsGenerationWithAFreshJobCursor() {
+        server.generation = 15;
+        start(5, (c, j, stop) -> ONE_ROW);
+        server.jobs.add(job("job-7", 7, 15));
+        await().atMost(WAIT).until(() -> server.polledAfter.contains(7L));
+        assertThat(server.joins.getFirst().lastGeneration()).isNull();
+
+        // The new incarnation: no groups, jobs numbered from 1; it forms the group above what members report.
+        server.generation = 16;
+        server.state = GenerationState.JOINING;
+        server.epoch = "epoch-2";
+
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY
+                && agent.status().generation() == 16);
+        assertThat(server.joins).hasSize(2);
+        assertThat(server.joins.get(1).lastGeneration()).isEqualTo(15L);
+        int rejoinedAt = server.polledAfter.size();
+        await().atMost(WAIT).until(() -> server.polledAfter.size() > rejoinedAt);
+        assertThat(server.polledAfter.subList(rejoinedAt, server.polledAfter.size())).allMatch(after -> after == 0);
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+    }
+
+    @Test
     void heartbeatSeeingANewerGenerationAbortsTheCommunicatorAndRejoins() {
         start(5, (c, j, stop) -> ONE_ROW);
         await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY);
@@ -97,6 +136,24 @@ class WorkerAgentTest {
 
         await().atMost(WAIT).until(() -> server.joins.size() == 2);
         assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+    }
+
+    @Test
+    void peerFailureSeenByTheIdleCommunicatorIsReportedAtOnceAndTheAgentRejoins() {
+        start(5, (c, j, stop) -> ONE_ROW);
+        await().atMost(WAIT).until(() -> agent.status().state() == AgentState.READY
+                && factory.created.getFirst().failureListener != null);
+
+        factory.created.getFirst().failureListener.accept(new PeerFailedException("idle", 1, 2,
+                "at 127.0.0.1:40002 closed its connection while the group was idle", null));
+
+        await().atMost(WAIT).until(() -> !server.failures.isEmpty());
+        assertThat(server.failures.getFirst()).satisfies(f -> {
+            assertThat(f.failedRank()).isEqualTo(2);
+            assertThat(f.generation()).isEqualTo(1L);
+        });
+        assertThat(factory.created.getFirst().aborts).hasPositiveValue();
+        await().atMost(WAIT).until(() -> server.joins.size() == 2);
     }
 
     @Test

@@ -36,7 +36,9 @@ final class LocalCluster implements AutoCloseable {
             "--allsum.worker.max-restarts=5");
 
     private final Path logDir;
-    private final JvmProcess server;
+    private final String token;
+    private final List<String> workerTiming;
+    private volatile JvmProcess server;
     private final URI serverUri;
     private final AllsumClient client;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -49,26 +51,48 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private LocalCluster(Path logDir, JvmProcess server, URI serverUri) {
+    private LocalCluster(Path logDir, JvmProcess server, URI serverUri, String token, List<String> workerTiming) {
         this.logDir = logDir;
+        this.token = token;
+        this.workerTiming = workerTiming;
         this.server = server;
         this.serverUri = serverUri;
-        this.client = HttpAllsumClient.builder(serverUri).requestTimeout(Duration.ofSeconds(10)).build();
+        this.client = HttpAllsumClient.builder(serverUri).token(token).requestTimeout(Duration.ofSeconds(10)).build();
     }
 
     /** Starts the server jar, or skips the test (with the reason) when the jar was not built. */
     static LocalCluster start(String testName) throws IOException, InterruptedException {
+        return start(testName, null, WORKER_TIMING);
+    }
+
+    /** With a bearer token on server and workers (null: none), and the workers' timing settings. */
+    static LocalCluster start(String testName, String token, List<String> workerTiming) throws IOException,
+            InterruptedException {
         Assumptions.assumeTrue(Files.isRegularFile(SERVER_JAR), "rendezvous server jar " + SERVER_JAR.toAbsolutePath()
                 + " is absent: build it first (./mvnw -pl rendezvous-server,worker-agent -am verify)");
         Path logDir = Path.of("target", "it-logs", testName);
         // Heartbeats every 300 ms against a 6 s timeout: a busy 2-core machine never fails a generation by accident.
-        JvmProcess server = JvmProcess.start("server", logDir, List.of(), List.of("-jar", SERVER_JAR.toString(),
-                "--server.port=0",
+        JvmProcess server = startServer(logDir, "server", 0, token);
+        int port = server.awaitHttpPort(START_DEADLINE);
+        return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port), token, workerTiming);
+    }
+
+    private static JvmProcess startServer(Path logDir, String name, int port, String token) throws IOException {
+        return JvmProcess.start(name, logDir, List.of(), List.of("-jar", SERVER_JAR.toString(),
+                "--allsum.security.token=" + (token == null ? "" : token),
+                "--server.port=" + port,
                 "--server.address=127.0.0.1",
                 "--allsum.rendezvous.heartbeat-timeout=6s",
-                "--allsum.rendezvous.join-timeout=60s"));
-        int port = server.awaitHttpPort(START_DEADLINE);
-        return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port));
+                "--allsum.rendezvous.join-timeout=60s",
+                "--allsum.data-dir=" + logDir.resolve("data").toAbsolutePath()));
+    }
+
+    /** Kills the server (SIGKILL) and starts a new one on the same port; the workers keep running. */
+    void restartServer(int incarnation) throws IOException, InterruptedException {
+        server.kill();
+        server.close();
+        server = startServer(logDir, "server-" + incarnation, serverUri.getPort(), token);
+        server.awaitHttpPort(START_DEADLINE);
     }
 
     AllsumClient client() {
@@ -116,7 +140,10 @@ final class LocalCluster implements AutoCloseable {
                 "--allsum.worker.backend=ring",
                 "--allsum.worker.ring-bind-host=127.0.0.1",
                 "--allsum.worker.ring-advertise-host=127.0.0.1"));
-        args.addAll(WORKER_TIMING);
+        args.addAll(workerTiming);
+        if (token != null) {
+            args.add("--allsum.worker.token=" + token);
+        }
         return JvmProcess.start(group + "-rank" + rank + suffix, logDir, List.of(), args);
     }
 

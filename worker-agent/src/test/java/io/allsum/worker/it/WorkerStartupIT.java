@@ -46,4 +46,29 @@ class WorkerStartupIT {
             assertThat(w.output()).contains("gives up after 1 restarts").contains("127.0.0.1:" + deadPort);
         }
     }
+
+    @Test
+    void workerWhoseJoinIsRefusedExitsWithCodeTwo() throws Exception {
+        com.sun.net.httpserver.HttpServer refusing = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        refusing.createContext("/", exchange -> {
+            byte[] body = ("{\"type\":\"about:blank\",\"title\":\"Unauthorized\",\"status\":401,"
+                    + "\"detail\":\"the bearer token in the Authorization header is wrong\",\"code\":\"unauthorized\"}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/problem+json");
+            exchange.sendResponseHeaders(401, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        refusing.start();
+        try (JvmProcess w = worker("refused", "--allsum.worker.server=http://127.0.0.1:"
+                        + refusing.getAddress().getPort(), "--allsum.worker.group=g", "--allsum.worker.rank=0",
+                "--allsum.worker.world-size=2", "--allsum.worker.backend=ring",
+                "--allsum.worker.ring-bind-host=127.0.0.1")) {
+            assertThat(w.awaitExit(DEADLINE)).isEqualTo(2);
+            assertThat(w.output()).contains("rejected the join of rank 0").contains("exit code 2");
+        } finally {
+            refusing.stop(0);
+        }
+    }
 }

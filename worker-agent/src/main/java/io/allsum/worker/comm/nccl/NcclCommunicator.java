@@ -16,7 +16,10 @@ import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerPointer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,6 +56,7 @@ import static org.bytedeco.cuda.global.nccl.ncclCommUserRank;
 import static org.bytedeco.cuda.global.nccl.ncclGroupEnd;
 import static org.bytedeco.cuda.global.nccl.ncclGroupStart;
 import static org.bytedeco.cuda.global.nccl.ncclInProgress;
+import static org.bytedeco.cuda.global.nccl.ncclFloat32;
 import static org.bytedeco.cuda.global.nccl.ncclInt32;
 import static org.bytedeco.cuda.global.nccl.ncclRecv;
 import static org.bytedeco.cuda.global.nccl.ncclReduce;
@@ -62,13 +66,22 @@ import static org.bytedeco.cuda.global.nccl.ncclSuccess;
 import static org.bytedeco.cuda.global.nccl.ncclSum;
 
 /**
- * An NCCL communicator on one GPU. Every CUDA/NCCL call runs on the factory's {@link GpuThread}. The communicator is
- * non-blocking ({@code ncclConfig_t.blocking = 0}), so every wait (init, each collective, finalize) polls
- * {@code ncclCommGetAsyncError} against a deadline and aborts the communicator when the deadline passes.
- * <p>
- * A collective called from another thread enqueues and waits for the stream. Inside {@link #timeNanos} the body runs on
- * the GPU thread itself and collectives only enqueue (nccl-tests' method: back-to-back launches, then one sync), with
- * no thread hand-off and no JavaCPP Pointer allocated per call.
+ * An NCCL communicator on one GPU, built the way PyTorch's ProcessGroupNCCL runs NCCL: collectives go to a
+ * <em>blocking</em> communicator (NCCL's fast launch path: a non-blocking one hands every group launch to a helper
+ * thread, 55-100 us per call at 2 ranks on H200 against 7-14 us), and nothing waits without a deadline:
+ * <ul>
+ * <li>init: a non-blocking "control" communicator ({@code ncclCommInitRankConfig}, polled against the deadline and
+ * aborted past it), then the blocking data communicator is split off it ({@code ncclCommSplit} with
+ * {@code blocking = 1}): the split is still polled on the non-blocking parent, so it has the same deadline;</li>
+ * <li>each collective: the GPU thread enqueues, then polls the stream, {@code ncclCommGetAsyncError} and the deadline,
+ * and aborts past it (a dead or stopped peer leaves the kernel spinning: the abort flag ends it);</li>
+ * <li>a blocking call that never returns (an enqueue that waits on a peer): the factory's {@link NcclWatchdog}
+ * aborts the communicator from its own thread, as ProcessGroupNCCL's watchdog does.</li>
+ * </ul>
+ * {@link #split} is collective over the control communicator (non-blocking, so it has a deadline too). Every
+ * CUDA/NCCL call runs on the factory's {@link GpuThread}. Inside {@link #timeNanos} the body runs on the GPU thread
+ * itself and collectives only enqueue (nccl-tests' method: back-to-back launches, then one sync), with no thread
+ * hand-off, no lambda and no JavaCPP Pointer allocated per all-reduce.
  */
 public final class NcclCommunicator implements Communicator {
 
@@ -77,61 +90,116 @@ public final class NcclCommunicator implements Communicator {
     /** Spin this long on a wait before parking: small collectives finish in microseconds. */
     private static final long SPIN_NANOS = 2_000_000;
     private static final long PARK_NANOS = 20_000;
+    /** -Dallsum.nccl.lineUp=false leaves the ranks' line-up out of timeNanos (for measuring what it buys). */
+    private static final boolean LINE_UP = !"false".equals(System.getProperty("allsum.nccl.lineUp"));
+    private static final VarHandle NATIVE_CALLS;
+
+    static {
+        try {
+            NATIVE_CALLS = MethodHandles.lookup().findVarHandle(NcclCommunicator.class, "nativeCalls", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final GpuThread gpu;
+    private final NcclWatchdog watchdog;
     private final int device;
     private final int rank;
     private final int size;
     private final int ncclVersion;
     private final Duration operationTimeout;
-    private final ncclComm comm;
+    /** Non-blocking: init and split only, so that both keep a deadline. */
+    private final ncclComm control;
+    /** Blocking: every collective. Null until the split that makes it is done. */
+    private ncclComm comm;
     private final CUstream_st stream = new CUstream_st();
     private final CUevent_st start = new CUevent_st();
     private final CUevent_st stop = new CUevent_st();
     private final IntPointer asyncState = new IntPointer(1);
     private final FloatPointer elapsedMillis = new FloatPointer(1);
     private final Set<NcclBuffer> liveBuffers = ConcurrentHashMap.newKeySet();
+    /** Set when the communicator stops taking calls (closing or aborted). */
     private final AtomicBoolean commReleased = new AtomicBoolean();
+    /** Set by whoever destroys or aborts the NCCL handles: exactly once. */
+    private final AtomicBoolean handlesFreed = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean abortRequested;
     private volatile String abortCause;
     private NcclBuffer barrierBuffer;
     /** GPU thread only: inside timeNanos, collectives enqueue without waiting. */
     private boolean enqueueOnly;
+    /** Odd while the GPU thread is inside a blocking NCCL call (written with release stores, read by the watchdog). */
+    @SuppressWarnings("unused")
+    private long nativeCalls;
+    /** The phase of that call, for the watchdog's message. */
+    private String nativePhase = "";
+    /** Watchdog thread only. */
+    private long watchedCall = -1;
+    private long watchedSince;
 
-    private NcclCommunicator(GpuThread gpu, int device, int rank, int size, int ncclVersion,
-                             Duration operationTimeout, ncclComm comm) {
+    private NcclCommunicator(GpuThread gpu, NcclWatchdog watchdog, int device, int rank, int size, int ncclVersion,
+                             Duration operationTimeout, ncclComm control) {
         this.gpu = gpu;
+        this.watchdog = watchdog;
         this.device = device;
         this.rank = rank;
         this.size = size;
         this.ncclVersion = ncclVersion;
         this.operationTimeout = operationTimeout;
-        this.comm = comm;
+        this.control = control;
     }
 
     /**
-     * ncclCommInitRankConfig (non-blocking), polled until ready; aborted on error or when {@code deadlineNanos}
-     * (System.nanoTime) passes. Must run on the GPU thread.
+     * The non-blocking control communicator ({@code ncclCommInitRankConfig}, polled until ready), then the blocking
+     * data communicator split off it; aborted on error or when {@code deadlineNanos} (System.nanoTime) passes. Must
+     * run on the GPU thread.
      */
-    static NcclCommunicator initialize(GpuThread gpu, int device, int rank, int size, ncclUniqueId id,
-                                       long deadlineNanos, int ncclVersion, Duration operationTimeout) {
+    static NcclCommunicator initialize(GpuThread gpu, NcclWatchdog watchdog, int device, int rank, int size,
+                                       ncclUniqueId id, long deadlineNanos, int ncclVersion,
+                                       Duration operationTimeout) {
         Nccl.checkCuda(cudaSetDevice(device), "init", rank, "cudaSetDevice(" + device + ")");
-        ncclComm comm = new ncclComm();
-        NcclCommunicator communicator = new NcclCommunicator(gpu, device, rank, size, ncclVersion, operationTimeout,
-                comm);
+        ncclComm control = new ncclComm();
+        NcclCommunicator communicator = new NcclCommunicator(gpu, watchdog, device, rank, size, ncclVersion,
+                operationTimeout, control);
         ncclConfig_t config = Nccl.nonBlockingConfig();
-        int rc = ncclCommInitRankConfig(comm, size, id, rank, config);
+        int rc = ncclCommInitRankConfig(control, size, id, rank, config);
         if (rc != ncclSuccess && rc != ncclInProgress) {
-            String message = "ncclCommInitRankConfig(nranks=" + size + "): " + Nccl.ncclMessage(rc, comm);
-            if (!comm.isNull()) {
-                ncclCommAbort(comm);
+            String message = "ncclCommInitRankConfig(nranks=" + size + "): " + Nccl.ncclMessage(rc, control);
+            if (!control.isNull()) {
+                ncclCommAbort(control);
             }
             throw new CommException("init", rank, message);
         }
-        communicator.awaitComm(comm, "init", deadlineNanos);
+        communicator.awaitComm(control, "init", deadlineNanos);
+        communicator.comm = communicator.splitBlocking(control, rank, "init", deadlineNanos);
         communicator.createStreamAndEvents("init");
+        watchdog.watch(communicator);
         return communicator;
+    }
+
+    /**
+     * Splits the blocking data communicator off the non-blocking {@code parent} (every rank, same color): the split
+     * runs asynchronously on the parent, so it is polled there against the deadline. The child's handle is written by
+     * NCCL's init thread when the split completes, hence a native out-slot rather than JavaCPP's stack temporary.
+     */
+    private ncclComm splitBlocking(ncclComm parent, int key, String phase, long deadlineNanos) {
+        try (PointerPointer<ncclComm> out = new PointerPointer<>(1)) {
+            int rc = ncclCommSplit(parent, 0, key, out, Nccl.blockingConfig());
+            if (rc != ncclSuccess && rc != ncclInProgress) {
+                String message = "ncclCommSplit(blocking child): " + Nccl.ncclMessage(rc, parent);
+                abortAll(parent);
+                throw new CommException(phase, rank, message);
+            }
+            awaitComm(parent, phase, deadlineNanos);
+            ncclComm child = out.get(ncclComm.class, 0);
+            if (child == null || child.isNull()) {
+                abortAll(parent);
+                throw new CommException(phase, rank, "ncclCommSplit returned no blocking communicator");
+            }
+            awaitComm(child, phase, deadlineNanos);
+            return child;
+        }
     }
 
     private void createStreamAndEvents(String phase) {
@@ -143,7 +211,7 @@ public final class NcclCommunicator implements Communicator {
             barrierBuffer = allocateOnGpu(Integer.BYTES);
             Nccl.checkCuda(cudaMemset(barrierBuffer.pointer(phase), 0, Integer.BYTES), phase, rank, "cudaMemset");
         } catch (RuntimeException e) {
-            releaseComm(true);
+            abortAll();
             destroyStreamAndEvents();
             throw e;
         }
@@ -195,7 +263,153 @@ public final class NcclCommunicator implements Communicator {
         Pointer r = output(recv, phase, count, type);
         int dt = dtype(type, phase);
         int redop = redop(type, op, phase);
-        collective(phase, () -> ncclAllReduce(s, r, count, dt, redop, comm, stream));
+        ensureUsable(phase);
+        if (!gpu.isCurrent()) {
+            gpu.run(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> allReduce(send, recv, count, type, op));
+            return;
+        }
+        // The hot path (every call inside timeNanos): no lambda, no Pointer, no clock read.
+        enterNative(phase);
+        int rc = ncclAllReduce(s, r, count, dt, redop, comm, stream);
+        exitNative();
+        if (rc != ncclSuccess) {
+            enqueueFailed(phase, rc);
+        }
+        if (!enqueueOnly) {
+            awaitWork(phase, null, deadline());
+        }
+    }
+
+    /**
+     * Diagnostics (NcclSelfCheck's jni column): host nanoseconds of {@code iters} bare JavaCPP ncclAllReduce calls
+     * (float32 sum), without the communicator's checks or the watchdog marks; then waits for them. Collective.
+     */
+    long bareAllReduceHostNanos(CommBuffer send, CommBuffer recv, long count, int iters) {
+        String phase = "bare_all_reduce";
+        Pointer s = input(send, phase, count, DataType.FLOAT32);
+        Pointer r = output(recv, phase, count, DataType.FLOAT32);
+        ensureUsable(phase);
+        return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
+            int dt = Nccl.ncclType(DataType.FLOAT32);
+            long began = System.nanoTime();
+            for (int i = 0; i < iters; i++) {
+                int rc = ncclAllReduce(s, r, count, dt, ncclSum, comm, stream);
+                if (rc != ncclSuccess) {
+                    enqueueFailed(phase, rc);
+                }
+            }
+            long host = System.nanoTime() - began;
+            awaitWork(phase, null, deadline());
+            return host;
+        });
+    }
+
+    /**
+     * Diagnostics (NcclSelfCheck --probe): host nanoseconds per call of the ways to enqueue a float32 sum of
+     * {@code count} elements, each the median of {@code rounds} rounds of {@code calls} back-to-back calls after as
+     * many warm-up rounds (so the JIT has compiled every loop). Collective: every rank must call it.
+     */
+    String probeOverhead(CommBuffer send, CommBuffer recv, long count, int rounds, int calls) {
+        String phase = "probe";
+        Pointer s = input(send, phase, count, DataType.FLOAT32);
+        Pointer r = output(recv, phase, count, DataType.FLOAT32);
+        ensureUsable(phase);
+        return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
+            NcclFfm ffm = NcclFfm.bind();
+            java.lang.foreign.MemorySegment fs = NcclFfm.address(s.address());
+            java.lang.foreign.MemorySegment fr = NcclFfm.address(r.address());
+            java.lang.foreign.MemorySegment fc = NcclFfm.address(comm.address());
+            java.lang.foreign.MemorySegment fst = NcclFfm.address(stream.address());
+            java.lang.foreign.MemorySegment version = java.lang.foreign.Arena.global().allocate(4);
+            IntPointer jVersion = new IntPointer(1);
+            String[] names = {"javacpp ncclAllReduce", "ffm ncclAllReduce", "comm.allReduce (enqueue only)",
+                    "javacpp ncclGetVersion", "ffm ncclGetVersion"};
+            long[][] perCall = new long[names.length][rounds];
+            for (int round = -rounds; round < rounds; round++) {
+                for (int way = 0; way < names.length; way++) {
+                    if (way == 1 || way == 4) {
+                        if (ffm == null) {
+                            continue;
+                        }
+                    }
+                    long began = System.nanoTime();
+                    switch (way) {
+                        case 0 -> probeJavacpp(s, r, count, calls);
+                        case 1 -> probeFfm(ffm, fs, fr, count, fc, fst, calls);
+                        case 2 -> probeComm(send, recv, count, calls);
+                        case 3 -> probeJavacppVersion(jVersion, calls);
+                        default -> probeFfmVersion(ffm, version, calls);
+                    }
+                    long host = System.nanoTime() - began;
+                    awaitWork(phase, null, deadline());
+                    if (round >= 0) {
+                        perCall[way][round] = host / calls;
+                    }
+                }
+            }
+            jVersion.close();
+            StringBuilder out = new StringBuilder("# probe: " + size + " rank(s), " + count * 4
+                    + " B, host ns per call, median of " + rounds + " rounds of " + calls + " calls:");
+            for (int way = 0; way < names.length; way++) {
+                long[] v = perCall[way].clone();
+                java.util.Arrays.sort(v);
+                out.append(String.format(java.util.Locale.ROOT, "%n#   %-32s %8d (min %d)", names[way],
+                        v[v.length / 2], v[0]));
+            }
+            return out.toString();
+        });
+    }
+
+    private void probeJavacpp(Pointer s, Pointer r, long count, int calls) {
+        for (int i = 0; i < calls; i++) {
+            int rc = ncclAllReduce(s, r, count, ncclFloat32, ncclSum, comm, stream);
+            if (rc != ncclSuccess) {
+                enqueueFailed("probe", rc);
+            }
+        }
+    }
+
+    private static void probeFfm(NcclFfm ffm, java.lang.foreign.MemorySegment s, java.lang.foreign.MemorySegment r,
+                                 long count, java.lang.foreign.MemorySegment c, java.lang.foreign.MemorySegment st,
+                                 int calls) {
+        try {
+            for (int i = 0; i < calls; i++) {
+                int rc = (int) ffm.allReduce.invokeExact(s, r, count, ncclFloat32, ncclSum, c, st);
+                if (rc != ncclSuccess) {
+                    throw new IllegalStateException("ffm ncclAllReduce returned " + rc);
+                }
+            }
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    private void probeComm(CommBuffer send, CommBuffer recv, long count, int calls) {
+        boolean outer = enqueueOnly;
+        enqueueOnly = true;
+        try {
+            for (int i = 0; i < calls; i++) {
+                allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+            }
+        } finally {
+            enqueueOnly = outer;
+        }
+    }
+
+    private static void probeJavacppVersion(IntPointer version, int calls) {
+        for (int i = 0; i < calls; i++) {
+            org.bytedeco.cuda.global.nccl.ncclGetVersion(version);
+        }
+    }
+
+    private static void probeFfmVersion(NcclFfm ffm, java.lang.foreign.MemorySegment version, int calls) {
+        try {
+            for (int i = 0; i < calls; i++) {
+                int rc = (int) ffm.getVersion.invokeExact(version);
+            }
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     @Override
@@ -287,10 +501,19 @@ public final class NcclCommunicator implements Communicator {
         String phase = "barrier";
         ensureUsable(phase);
         gpu.run(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
-            Pointer one = barrierBuffer.pointer(phase);
-            enqueue(phase, () -> ncclAllReduce(one, one, 1, ncclInt32, ncclSum, comm, stream));
+            enqueueBarrier(phase);
             awaitWork(phase, null, deadline());
         });
+    }
+
+    private void enqueueBarrier(String phase) {
+        Pointer one = barrierBuffer.pointer(phase);
+        enterNative(phase);
+        int rc = ncclAllReduce(one, one, 1, ncclInt32, ncclSum, comm, stream);
+        exitNative();
+        if (rc != ncclSuccess) {
+            enqueueFailed(phase, rc);
+        }
     }
 
     @Override
@@ -298,33 +521,48 @@ public final class NcclCommunicator implements Communicator {
         String phase = "split";
         ensureUsable(phase);
         return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
-            ncclComm child = new ncclComm();
-            int rc = ncclCommSplit(comm, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, child, Nccl.nonBlockingConfig());
-            if (rc != ncclSuccess && rc != ncclInProgress) {
-                failCollective(phase, "ncclCommSplit(color=" + color + ", key=" + key + ")", rc);
-            }
             long deadline = deadline();
-            awaitComm(comm, phase, deadline);
-            if (color < 0 || child.isNull()) {
+            ncclComm childControl;
+            try (PointerPointer<ncclComm> out = new PointerPointer<>(1)) {
+                int rc = ncclCommSplit(control, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, out,
+                        Nccl.nonBlockingConfig());
+                if (rc != ncclSuccess && rc != ncclInProgress) {
+                    failCollective(phase, "ncclCommSplit(color=" + color + ", key=" + key + ")", rc);
+                }
+                awaitComm(control, phase, deadline);
+                childControl = out.get(ncclComm.class, 0);
+            }
+            if (color < 0 || childControl == null || childControl.isNull()) {
                 return null;
             }
-            awaitComm(child, phase, deadline);
+            awaitComm(childControl, phase, deadline);
             int[] value = new int[1];
-            Nccl.checkNccl(ncclCommUserRank(child, value), phase, rank, "ncclCommUserRank", child);
+            Nccl.checkNccl(ncclCommUserRank(childControl, value), phase, rank, "ncclCommUserRank", childControl);
             int childRank = value[0];
-            Nccl.checkNccl(ncclCommCount(child, value), phase, rank, "ncclCommCount", child);
-            NcclCommunicator sub = new NcclCommunicator(gpu, device, childRank, value[0], ncclVersion,
-                    operationTimeout, child);
+            Nccl.checkNccl(ncclCommCount(childControl, value), phase, rank, "ncclCommCount", childControl);
+            NcclCommunicator sub = new NcclCommunicator(gpu, watchdog, device, childRank, value[0], ncclVersion,
+                    operationTimeout, childControl);
+            sub.comm = sub.splitBlocking(childControl, childRank, phase, deadline);
             sub.createStreamAndEvents(phase);
+            watchdog.watch(sub);
             return sub;
         });
     }
 
+    /**
+     * With more than one rank, the ranks are first lined up on the GPU thread itself: a one-element all-reduce,
+     * spun on until done, right before the start event (what nccl-tests' barrier does). Each rank then starts its
+     * clock within a few microseconds of the others, instead of after two thread hand-offs of its own.
+     */
     @Override
     public long timeNanos(Runnable body) {
         String phase = "time";
         ensureUsable(phase);
         return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
+            if (LINE_UP && size > 1 && !enqueueOnly) {
+                enqueueBarrier(phase);
+                awaitWork(phase, null, deadline());
+            }
             Nccl.checkCuda(cudaEventRecord(start, stream), phase, rank, "cudaEventRecord(start)");
             boolean outer = enqueueOnly;
             enqueueOnly = true;
@@ -342,21 +580,20 @@ public final class NcclCommunicator implements Communicator {
 
     @Override
     public void abort() {
-        abortRequested = true;
         if (abortCause == null) {
             abortCause = "aborted by " + Thread.currentThread().getName();
         }
+        abortRequested = true;
         if (gpu.isCurrent()) {
-            releaseComm(true);
+            abortAll();
             return;
         }
         try {
             // The GPU thread notices abortRequested within microseconds if it is waiting; if it is idle this runs.
-            gpu.run("abort", rank, HANDOFF_GRACE, () -> releaseComm(true));
+            gpu.run("abort", rank, HANDOFF_GRACE, () -> abortAll());
         } catch (CommException e) {
-            // Last resort when the GPU thread is stuck inside a native call: NCCL documents ncclCommAbort as the way
-            // to unblock a communicator from another thread.
-            releaseComm(true);
+            // Last resort when the GPU thread is stuck inside a native call: NCCL's abort flag is what unblocks it.
+            abortAll();
         }
     }
 
@@ -374,21 +611,55 @@ public final class NcclCommunicator implements Communicator {
                     if (!commReleased.get()) {
                         awaitWork("close", null, deadline());
                     }
-                    releaseComm(false);
+                    releaseGracefully();
                 } catch (RuntimeException e) {
-                    releaseComm(true);
+                    abortAll();
                     throw e;
                 } finally {
                     destroyStreamAndEvents();
                 }
             });
         } finally {
+            watchdog.unwatch(this);
             asyncState.close();
             elapsedMillis.close();
         }
     }
 
     // ---- GPU-thread internals ----
+
+    /** Marks the GPU thread as inside a blocking NCCL call, for the watchdog: a release store, no clock. */
+    private void enterNative(String phase) {
+        nativePhase = phase;
+        NATIVE_CALLS.setRelease(this, (long) NATIVE_CALLS.getOpaque(this) + 1);
+    }
+
+    private void exitNative() {
+        NATIVE_CALLS.setRelease(this, (long) NATIVE_CALLS.getOpaque(this) + 1);
+    }
+
+    /**
+     * Watchdog thread: aborts when the GPU thread has been inside the same blocking NCCL call for longer than the
+     * operation timeout. The GPU thread's call then returns with an error that names this cause.
+     */
+    void checkStuck(long nowNanos) {
+        long calls = (long) NATIVE_CALLS.getAcquire(this);
+        if ((calls & 1) == 0 || handlesFreed.get()) {
+            watchedCall = -1;
+            return;
+        }
+        if (calls != watchedCall) {
+            watchedCall = calls;
+            watchedSince = nowNanos;
+            return;
+        }
+        if (nowNanos - watchedSince > operationTimeout.toNanos()) {
+            abortCause = nativePhase + " timed out: rank " + rank + " was inside a blocking NCCL call for more than "
+                    + operationTimeout + "; communicator aborted by the watchdog";
+            abortRequested = true;
+            abortAll();
+        }
+    }
 
     private void collective(String phase, IntSupplier enqueue) {
         ensureUsable(phase);
@@ -400,17 +671,19 @@ public final class NcclCommunicator implements Communicator {
     }
 
     private void runCollective(String phase, IntSupplier enqueue) {
-        enqueue(phase, enqueue);
+        enterNative(phase);
+        int rc = enqueue.getAsInt();
+        exitNative();
+        if (rc != ncclSuccess) {
+            enqueueFailed(phase, rc);
+        }
         if (!enqueueOnly) {
             awaitWork(phase, null, deadline());
         }
     }
 
-    private void enqueue(String phase, IntSupplier enqueue) {
-        int rc = enqueue.getAsInt();
-        if (rc == ncclSuccess) {
-            return;
-        }
+    /** A blocking communicator never answers ncclInProgress; kept for a library that would. */
+    private void enqueueFailed(String phase, int rc) {
         if (rc == ncclInProgress) {
             awaitComm(comm, phase, deadline());
             return;
@@ -419,13 +692,17 @@ public final class NcclCommunicator implements Communicator {
     }
 
     /**
-     * Any NCCL error aborts: a non-blocking communicator keeps the first error as its async state, so even an
-     * invalid argument poisons it (seen on NCCL 2.28.3). Known invalid combinations are refused before NCCL sees them.
+     * Any NCCL error aborts: NCCL keeps the first error as the communicator's async state, so even an invalid
+     * argument poisons it (seen on NCCL 2.28.3). Known invalid combinations are refused before NCCL sees them.
      */
     private void failCollective(String phase, String call, int rc) {
-        String message = call + ": " + Nccl.ncclMessage(rc, comm);
-        abortCause = phase + " failed: " + message;
-        releaseComm(true);
+        String message = call + ": " + Nccl.ncclMessage(rc, comm != null ? comm : control);
+        if (abortRequested && abortCause != null) {
+            message = abortCause + " (" + message + ")";
+        } else {
+            abortCause = phase + " failed: " + message;
+        }
+        abortAll();
         throw new CommException(phase, rank, message + "; communicator aborted");
     }
 
@@ -440,7 +717,7 @@ public final class NcclCommunicator implements Communicator {
             }
             if (state != ncclInProgress) {
                 String message = Nccl.ncclMessage(state, target);
-                abortQuietly(target);
+                abortAll(target);
                 throw new CommException(phase, rank, "NCCL reported " + message);
             }
             checkAbortAndDeadline(target, phase, deadlineNanos);
@@ -458,16 +735,20 @@ public final class NcclCommunicator implements Communicator {
             }
             if (rc != cudaErrorNotReady) {
                 abortCause = phase + " failed: " + Nccl.cudaMessage(rc);
-                releaseComm(true);
+                abortAll();
                 throw new CommException(phase, rank, "CUDA reported " + Nccl.cudaMessage(rc));
             }
             if ((spins & 63) == 63) {
+                if (abortRequested || handlesFreed.get()) {
+                    abortAll();
+                    throw new CommException(phase, rank, abortCause != null ? abortCause : "communicator aborted");
+                }
                 int asyncRc = ncclCommGetAsyncError(comm, asyncState);
                 int state = asyncRc == ncclSuccess ? asyncState.get() : asyncRc;
                 if (state != ncclSuccess && state != ncclInProgress) {
                     String message = Nccl.ncclMessage(state, comm);
                     abortCause = phase + " failed: " + message;
-                    releaseComm(true);
+                    abortAll();
                     throw new CommException(phase, rank, "NCCL reported " + message);
                 }
                 checkAbortAndDeadline(comm, phase, deadlineNanos);
@@ -478,16 +759,19 @@ public final class NcclCommunicator implements Communicator {
 
     private void checkAbortAndDeadline(ncclComm target, String phase, long deadlineNanos) {
         if (abortRequested) {
-            abortQuietly(target);
-            releaseComm(true);
+            abortAll(target);
             throw new CommException(phase, rank, abortCause);
         }
         if (System.nanoTime() - deadlineNanos > 0) {
-            abortQuietly(target);
-            abortCause = phase + " timed out";
-            releaseComm(true);
-            throw new CommTimeoutException(phase, rank, "not done before the deadline ("
-                    + operationTimeout + " per operation); communicator aborted");
+            if (abortCause == null) {
+                abortCause = phase + " timed out";
+            }
+            long began = System.nanoTime();
+            abortAll(target);
+            String limit = "init".equals(phase) ? "the init deadline" : operationTimeout + " per operation";
+            throw new CommTimeoutException(phase, rank, "not done before the deadline (" + limit
+                    + "); communicator aborted (ncclCommAbort took "
+                    + (System.nanoTime() - began) / 1_000_000 + " ms)");
         }
     }
 
@@ -499,35 +783,53 @@ public final class NcclCommunicator implements Communicator {
         }
     }
 
-    private void abortQuietly(ncclComm target) {
-        if (target == comm) {
-            releaseComm(true);
-        } else if (!target.isNull()) {
-            ncclCommAbort(target);
+    /**
+     * ncclCommAbort on both of this communicator's handles (at most once) and on any {@code others} (a child still
+     * being split): safe from any thread, and it ends kernels that wait on a dead peer (they poll NCCL's abort flag).
+     */
+    private void abortAll(ncclComm... others) {
+        commReleased.set(true);
+        if (handlesFreed.compareAndSet(false, true)) {
+            if (comm != null && !comm.isNull()) {
+                ncclCommAbort(comm);
+            }
+            if (!control.isNull()) {
+                ncclCommAbort(control);
+            }
+        }
+        for (ncclComm other : others) {
+            if (other != null && other != comm && other != control && !other.isNull()) {
+                ncclCommAbort(other);
+                other.setNull();
+            }
         }
     }
 
-    /** Finalizes and destroys the communicator, or aborts it; at most once. */
-    private void releaseComm(boolean abort) {
-        if (!commReleased.compareAndSet(false, true) || comm.isNull()) {
+    /** Finalizes and destroys both communicators (the blocking one under the watchdog), or aborts on failure. */
+    private void releaseGracefully() {
+        if (!commReleased.compareAndSet(false, true) || handlesFreed.get()) {
             return;
         }
-        if (abort) {
-            ncclCommAbort(comm);
-            return;
-        }
-        int rc = ncclCommFinalize(comm);
-        if (rc == ncclInProgress || rc == ncclSuccess) {
-            commReleased.set(false);
-            try {
-                awaitComm(comm, "close", deadline());
-            } finally {
-                commReleased.set(true);
+        if (comm != null && !comm.isNull()) {
+            enterNative("close");
+            int rc = ncclCommFinalize(comm);
+            exitNative();
+            if (rc != ncclSuccess) {
+                abortAll();
+                throw new CommException("close", rank, "ncclCommFinalize: " + Nccl.ncclMessage(rc, comm));
             }
-            ncclCommDestroy(comm);
-        } else {
-            ncclCommAbort(comm);
-            throw new CommException("close", rank, "ncclCommFinalize: " + Nccl.ncclMessage(rc, comm));
+        }
+        int rc = ncclCommFinalize(control);
+        if (rc != ncclSuccess && rc != ncclInProgress) {
+            abortAll();
+            throw new CommException("close", rank, "ncclCommFinalize: " + Nccl.ncclMessage(rc, control));
+        }
+        awaitComm(control, "close", deadline());
+        if (handlesFreed.compareAndSet(false, true)) {
+            if (comm != null && !comm.isNull()) {
+                ncclCommDestroy(comm);
+            }
+            ncclCommDestroy(control);
         }
     }
 

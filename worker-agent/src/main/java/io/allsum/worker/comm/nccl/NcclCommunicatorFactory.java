@@ -38,6 +38,7 @@ public final class NcclCommunicatorFactory implements CommunicatorFactory, AutoC
     private final Integer requestedDevice;
     private final Duration operationTimeout;
     private final GpuThread gpu;
+    private final NcclWatchdog watchdog;
     private Probe probe;
 
     /** What the host offers: set once by the first {@link #isAvailable()}. */
@@ -58,7 +59,9 @@ public final class NcclCommunicatorFactory implements CommunicatorFactory, AutoC
         }
         this.requestedDevice = requestedDevice;
         this.operationTimeout = operationTimeout;
-        this.gpu = new GpuThread("allsum-gpu-" + (requestedDevice == null ? "default" : requestedDevice));
+        String suffix = requestedDevice == null ? "default" : String.valueOf(requestedDevice);
+        this.gpu = new GpuThread("allsum-gpu-" + suffix);
+        this.watchdog = new NcclWatchdog("allsum-nccl-watchdog-" + suffix);
     }
 
     /** ALLSUM_DEVICE, else torchrun's LOCAL_RANK, else null. */
@@ -208,7 +211,7 @@ public final class NcclCommunicatorFactory implements CommunicatorFactory, AutoC
             ncclUniqueId id = new ncclUniqueId();
             try {
                 id.internal().put(idBytes);
-                return NcclCommunicator.initialize(gpu, device, rank, view.worldSize(), id, deadlineNanos, version,
+                return NcclCommunicator.initialize(gpu, watchdog, device, rank, view.worldSize(), id, deadlineNanos, version,
                         operationTimeout);
             } finally {
                 id.close();
@@ -242,9 +245,10 @@ public final class NcclCommunicatorFactory implements CommunicatorFactory, AutoC
         return host;
     }
 
-    /** Stops the GPU thread; close the communicators first. */
+    /** Stops the GPU thread and the watchdog; close the communicators first. */
     @Override
     public void close() {
+        watchdog.close();
         gpu.close();
     }
 }

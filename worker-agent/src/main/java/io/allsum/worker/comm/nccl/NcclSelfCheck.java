@@ -13,22 +13,31 @@ import io.allsum.worker.comm.CommunicatorFactory.JoinContribution;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * World-size-1 self check on a GPU host: every op x dtype verified, then a float32 sum all-reduce sweep printed as
- * nccl-tests rows (CUDA-event time of {@code iters} back-to-back launches after warm-up, divided by iters), plus the
- * host time per enqueue. Usage: {@code NcclSelfCheck [-b 8] [-e 1G] [-f 2] [-n 20] [-w 5] [-d DEVICE] [--no-check]}.
- * Throws (non-zero exit) when a check fails or NCCL is unavailable.
+ * NCCL self check and backend benchmark on a GPU host. World size 1 (default): every op x dtype verified, then a
+ * float32 sum all-reduce sweep printed as nccl-tests rows (CUDA-event time of {@code iters} back-to-back launches after
+ * warm-up, divided by iters), plus the host time per enqueue and the host time of the bare JavaCPP call
+ * ({@code jni(us)}: the same enqueue without the communicator's checks, so the two columns split the Java cost).
+ * Several GPUs: one process per GPU with {@code --rank R --nranks N --id-file PATH} (rank 0 writes the NCCL id there,
+ * the others poll for it), the same sweep, verified out-of-place. {@code --abort-test} then runs 64 MiB all-reduces
+ * until one fails (kill or stop a peer): it prints how long after the last completed call the communicator aborted
+ * and the error, and exits 3. Throws (non-zero exit) when a check fails or NCCL is unavailable.
  */
 public final class NcclSelfCheck {
+
+    private static final String USAGE = "usage: NcclSelfCheck [-b 8] [-e 1G] [-f 2] [-n 20] [-w 5] [-d DEVICE]"
+            + " [--no-check] [--rank R --nranks N --id-file PATH] [--timeout SECONDS] [--abort-test] [--probe]";
 
     private NcclSelfCheck() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         long minBytes = 8;
         long maxBytes = 1L << 30;
         long factor = 2;
@@ -36,6 +45,12 @@ public final class NcclSelfCheck {
         int warmup = 5;
         Integer device = NcclCommunicatorFactory.deviceFromEnvironment(System.getenv());
         boolean check = true;
+        int rank = 0;
+        int nranks = 1;
+        String idFile = null;
+        long timeoutSeconds = 120;
+        boolean abortTest = false;
+        boolean probe = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "-b" -> minBytes = parseSize(args[++i]);
@@ -45,34 +60,141 @@ public final class NcclSelfCheck {
                 case "-w" -> warmup = Integer.parseInt(args[++i]);
                 case "-d" -> device = Integer.parseInt(args[++i]);
                 case "--no-check" -> check = false;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + "; usage: NcclSelfCheck [-b 8] [-e 1G] [-f 2] [-n 20] [-w 5] [-d DEVICE] [--no-check]");
+                case "--rank" -> rank = Integer.parseInt(args[++i]);
+                case "--nranks" -> nranks = Integer.parseInt(args[++i]);
+                case "--id-file" -> idFile = args[++i];
+                case "--timeout" -> timeoutSeconds = Long.parseLong(args[++i]);
+                case "--abort-test" -> abortTest = true;
+                case "--probe" -> probe = true;
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; " + USAGE);
             }
         }
+        if (nranks > 1 && idFile == null) {
+            throw new IllegalArgumentException("--nranks > 1 needs --id-file; " + USAGE);
+        }
+        boolean print = rank == 0;
         long t0 = System.nanoTime();
-        try (NcclCommunicatorFactory factory = new NcclCommunicatorFactory(device, Duration.ofMinutes(2))) {
+        try (NcclCommunicatorFactory factory = new NcclCommunicatorFactory(device,
+                Duration.ofSeconds(timeoutSeconds))) {
             if (!factory.isAvailable()) {
                 throw new IllegalStateException("NCCL backend unavailable: " + factory.unavailableReason());
             }
-            JoinContribution join = factory.prepareJoin(0);
-            GroupView view = new GroupView("selfcheck", 1, 1, Backend.NCCL, join.uniqueId(),
-                    List.of(new Member(0, "selfcheck", null, null, join.device())));
-            try (Communicator comm = factory.create(view, 0, Duration.ofSeconds(60))) {
-                System.out.printf(Locale.ROOT, "# allsum NcclSelfCheck: device %d (%s), NCCL %s, init+first join %.1f ms%n",
-                        factory.device(), join.device(), Nccl.versionString(factory.ncclVersion()),
-                        (System.nanoTime() - t0) / 1e6);
-                System.out.println("# libraries: " + loadedLibraries());
+            JoinContribution join = factory.prepareJoin(rank);
+            String uniqueId = nranks == 1 ? join.uniqueId() : exchangeId(join.uniqueId(), rank, Path.of(idFile));
+            List<Member> members = new java.util.ArrayList<>();
+            for (int r = 0; r < nranks; r++) {
+                members.add(new Member(r, "selfcheck-" + r, null, null, r == rank ? join.device() : null));
+            }
+            GroupView view = new GroupView("selfcheck", 1, nranks, Backend.NCCL, uniqueId, members);
+            long initStart = System.nanoTime();
+            try (Communicator comm = factory.create(view, rank, Duration.ofSeconds(timeoutSeconds))) {
+                double initMs = (System.nanoTime() - initStart) / 1e6;
+                if (print) {
+                    System.out.printf(Locale.ROOT, "# allsum NcclSelfCheck: %d rank(s), device %d (%s), NCCL %s, "
+                                    + "init %.1f ms (control + blocking split), process start to init %.1f ms%n",
+                            nranks, factory.device(), join.device(), Nccl.versionString(factory.ncclVersion()),
+                            initMs, (System.nanoTime() - t0) / 1e6);
+                    System.out.println("# libraries: " + loadedLibraries());
+                    System.out.println("# NCCL_RUNTIME_CONNECT=" + System.getenv().getOrDefault(
+                            "NCCL_RUNTIME_CONNECT", "(unset)"));
+                }
+                firstCalls(comm, Math.min(maxBytes, 64L << 20), print);
                 long failures = 0;
-                if (check) {
+                if (check && nranks == 1) {
                     failures = runChecks(comm);
                 }
                 warmUpJit(comm);
-                long wrong = sweep(comm, minBytes, maxBytes, factor, iters, warmup);
+                if (probe && comm instanceof NcclCommunicator nccl) {
+                    try (CommBuffer a = comm.allocate(8); CommBuffer b = comm.allocate(8)) {
+                        String report = nccl.probeOverhead(a, b, 2, 50, 500);
+                        if (print) {
+                            System.out.println(report);
+                        }
+                    }
+                }
+                long wrong = sweep(comm, minBytes, maxBytes, factor, iters, warmup, print);
                 if (failures > 0 || wrong > 0) {
                     throw new IllegalStateException("self check FAILED: " + failures + " op x dtype cases failed, "
                             + wrong + " wrong elements in the sweep");
                 }
-                System.out.println("# SELF CHECK OK");
+                if (print) {
+                    System.out.println("# SELF CHECK OK");
+                }
+                if (abortTest) {
+                    System.exit(abortTest(comm, timeoutSeconds));
+                }
+            }
+        }
+    }
+
+    /** Rank 0 writes the id to PATH (write, then rename); the others poll for it for 60 s. */
+    private static String exchangeId(String ownId, int rank, Path file) throws Exception {
+        if (rank == 0) {
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(tmp, ownId);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return ownId;
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(file)) {
+                String id = Files.readString(file).strip();
+                if (!id.isEmpty()) {
+                    return id;
+                }
+            }
+            Thread.sleep(10);
+        }
+        throw new IllegalStateException("rank " + rank + ": no NCCL id in " + file + " after 60 s");
+    }
+
+    /**
+     * Host time of the first 8-byte and first large all-reduce after init: with NCCL's lazy connection set-up
+     * (NCCL_RUNTIME_CONNECT, on by default since 2.22) the first call of each algorithm connects the peers.
+     */
+    private static void firstCalls(Communicator comm, long bigBytes, boolean print) {
+        try (CommBuffer small = comm.allocate(8); CommBuffer big = comm.allocate(Math.max(8, bigBytes))) {
+            long a = System.nanoTime();
+            comm.allReduce(small, small, 2, DataType.FLOAT32, ReduceOp.SUM);
+            long b = System.nanoTime();
+            comm.allReduce(big, big, Math.max(8, bigBytes) / 4, DataType.FLOAT32, ReduceOp.SUM);
+            long c = System.nanoTime();
+            comm.allReduce(small, small, 2, DataType.FLOAT32, ReduceOp.SUM);
+            long d = System.nanoTime();
+            if (print) {
+                System.out.printf(Locale.ROOT, "# first all-reduce 8 B: %.3f ms, first %d B: %.3f ms, second 8 B: "
+                        + "%.3f ms (host wall, each waited for)%n", (b - a) / 1e6, bigBytes, (c - b) / 1e6,
+                        (d - c) / 1e6);
+            }
+        }
+    }
+
+    /**
+     * 64 MiB all-reduces until one fails (a peer killed or stopped from outside): prints how long after the last
+     * completed call the failure surfaced, and the error. Exit 3 = aborted as expected.
+     */
+    private static int abortTest(Communicator comm, long timeoutSeconds) {
+        long count = 16L << 20;
+        try (CommBuffer buffer = comm.allocate(count * 4)) {
+            System.out.printf(Locale.ROOT, "# abort-test rank %d: running 64 MiB all-reduces (deadline %d s)%n",
+                    comm.rank(), timeoutSeconds);
+            System.out.flush();
+            long lastDone = System.nanoTime();
+            long calls = 0;
+            while (true) {
+                try {
+                    comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM);
+                    lastDone = System.nanoTime();
+                    calls++;
+                } catch (RuntimeException e) {
+                    System.out.printf(Locale.ROOT, "# abort-test rank %d: %d calls done; the failing call returned "
+                                    + "%.3f s after the last completed one (deadline %d s): %s: %s%n", comm.rank(),
+                            calls, (System.nanoTime() - lastDone) / 1e9, timeoutSeconds,
+                            e.getClass().getSimpleName(), e.getMessage());
+                    System.out.flush();
+                    return 3;
+                }
             }
         }
     }
@@ -108,14 +230,18 @@ public final class NcclSelfCheck {
         return failed;
     }
 
-    private static long sweep(Communicator comm, long minBytes, long maxBytes, long factor, int iters, int warmup) {
+    private static long sweep(Communicator comm, long minBytes, long maxBytes, long factor, int iters, int warmup,
+                               boolean print) {
         DataType type = DataType.FLOAT32;
         long maxCount = maxBytes / type.bytes();
         long bytesAll = maxCount * type.bytes();
-        System.out.println("#");
-        System.out.println("#                                                       out-of-place                          in-place");
-        System.out.println("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  host(us)");
-        System.out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          /call");
+        if (print) {
+            System.out.println("#");
+            System.out.println("#                                                       out-of-place                          in-place");
+            System.out.println("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  host(us)   jni(us)");
+            System.out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          /call     /call");
+        }
+        int nranks = comm.size();
         long wrongTotal = 0;
         double busSum = 0;
         int rows = 0;
@@ -134,6 +260,7 @@ public final class NcclSelfCheck {
                 double[] result = new double[6];
                 long[] wrong = new long[2];
                 double hostPerCall = 0;
+                double jniPerCall = 0;
                 for (int pass = 0; pass < 2; pass++) {
                     boolean inPlace = pass == 1;
                     CommBuffer out = inPlace ? send : recv;
@@ -164,28 +291,40 @@ public final class NcclSelfCheck {
                     readBack.flip();
                     FloatBuffer got = readBack.asFloatBuffer();
                     long bad = 0;
-                    for (int i = 0; i < count; i++) {
-                        if (got.get(i) != floats.get(i)) {
-                            bad++;
+                    // In place on several ranks the sum compounds over the warm-up and timed calls: checked on one
+                    // rank only (where a sum keeps the input), as the native program does.
+                    if (!inPlace || nranks == 1) {
+                        for (int i = 0; i < count; i++) {
+                            if (got.get(i) != floats.get(i) * nranks) {
+                                bad++;
+                            }
                         }
                     }
                     wrong[pass] = bad;
                     if (pass == 0) {
                         hostPerCall = hostNanos[0] / 1e3 / iters;
+                        if (comm instanceof NcclCommunicator nccl) {
+                            jniPerCall = nccl.bareAllReduceHostNanos(in, out, count, iters) / 1e3 / iters;
+                        }
                     }
                 }
                 wrongTotal += wrong[0] + wrong[1];
                 busSum += result[2];
                 rows++;
-                System.out.printf(Locale.ROOT,
-                        "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d  %8.2f%n",
-                        size, count, type.ncclTestsName(), "sum", -1,
-                        result[0], result[1], result[2], wrong[0], result[3], result[4], result[5], wrong[1],
-                        hostPerCall);
+                if (print) {
+                    System.out.printf(Locale.ROOT,
+                            "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d  %8.2f  %8.2f%n",
+                            size, count, type.ncclTestsName(), "sum", -1,
+                            result[0], result[1], result[2], wrong[0], result[3], result[4], result[5], wrong[1],
+                            hostPerCall, jniPerCall);
+                }
             }
         }
-        System.out.printf(Locale.ROOT, "# Out of bounds values : %d %s%n", wrongTotal, wrongTotal == 0 ? "OK" : "FAILED");
-        System.out.printf(Locale.ROOT, "# Avg bus bandwidth    : %.4f%n", rows == 0 ? 0 : busSum / rows);
+        if (print) {
+            System.out.printf(Locale.ROOT, "# Out of bounds values : %d %s%n", wrongTotal,
+                    wrongTotal == 0 ? "OK" : "FAILED");
+            System.out.printf(Locale.ROOT, "# Avg bus bandwidth    : %.4f%n", rows == 0 ? 0 : busSum / rows);
+        }
         return wrongTotal;
     }
 

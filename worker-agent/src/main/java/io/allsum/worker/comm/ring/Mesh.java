@@ -18,22 +18,24 @@ import java.util.concurrent.TimeUnit;
 /**
  * Connects one rank to every other rank of a communicator: it dials the higher ranks and claims the lower ranks'
  * connections from its listener. Each connection is confirmed both ways (handshake, then acknowledgement) before
- * any data flows. Dials retry with backoff while a peer's port refuses, until the deadline.
+ * any data flows, and proved both ways with the generation's {@link RingKey}. Dials retry with backoff while a
+ * peer's port refuses or its listener is busy, until the deadline.
  */
 final class Mesh {
 
     private Mesh() {
     }
 
-    static PeerLink[] connect(RingListener listener, String group, long generation, String tag, int rank,
-                              List<String> endpoints, RingSettings settings, long deadlineNanos, String phase) {
+    static PeerLink[] connect(RingListener listener, RingKey key, String group, long generation, String tag,
+                              int rank, List<String> endpoints, RingSettings settings, long deadlineNanos,
+                              String phase) {
         int n = endpoints.size();
         SocketChannel[] channels = new SocketChannel[n];
         PeerLink[] links = new PeerLink[n];
         boolean ok = false;
         try {
             for (int peer = rank + 1; peer < n; peer++) {
-                channels[peer] = dial(endpoints.get(peer), new Handshake(group, generation, tag, rank, peer, n),
+                channels[peer] = dial(endpoints.get(peer), new Handshake(group, generation, tag, rank, peer, n), key,
                         deadlineNanos, rank, peer, phase, settings);
             }
             for (int peer = 0; peer < rank; peer++) {
@@ -44,10 +46,6 @@ final class Mesh {
                             + " did not connect to this rank before the deadline", null);
                 }
                 channels[peer] = channel;
-                writeAll(channel, Handshake.ack());
-            }
-            for (int peer = rank + 1; peer < n; peer++) {
-                awaitAck(channels[peer], deadlineNanos, rank, peer, endpoints.get(peer), phase);
             }
             long timeoutNanos = settings.ioTimeout().toNanos();
             for (int peer = 0; peer < n; peer++) {
@@ -73,8 +71,9 @@ final class Mesh {
         }
     }
 
-    private static SocketChannel dial(String endpoint, Handshake handshake, long deadlineNanos, int rank, int peer,
-                                      String phase, RingSettings settings) throws InterruptedException {
+    /** Connects and proves membership both ways; retries while the peer is absent, busy or not there yet. */
+    private static SocketChannel dial(String endpoint, Handshake handshake, RingKey key, long deadlineNanos, int rank,
+                                      int peer, String phase, RingSettings settings) throws InterruptedException {
         InetSocketAddress unresolved;
         try {
             unresolved = Endpoints.parse(endpoint);
@@ -98,38 +97,33 @@ final class Mesh {
                 InetSocketAddress address = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
                 channel.socket().connect(address, (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left),
                         Integer.MAX_VALUE)));
-                writeAll(channel, handshake.encode());
+                long answerWait = Math.min(settings.handshakeTimeout().toNanos(), deadlineNanos - System.nanoTime());
+                channel.socket().setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(answerWait)));
+                byte[] listenerNonce = Handshake.readChallenge(channel.socket().getInputStream());
+                byte[] dialerNonce = RingKey.nonce();
+                ByteBuffer hello = handshake.encode(key, listenerNonce, dialerNonce);
+                while (hello.hasRemaining()) {
+                    channel.write(hello);
+                }
+                Handshake.readAck(channel.socket().getInputStream(), key, dialerNonce, listenerNonce);
                 return channel;
-            } catch (ConnectException | NoRouteToHostException | SocketTimeoutException e) {
-                // the peer's listener is not there yet (or its host is slow): retry until the deadline
+            } catch (ConnectException | NoRouteToHostException | SocketTimeoutException | Handshake.Refused e) {
+                if (e instanceof Handshake.Refused r && r.refusal != Handshake.Refusal.BUSY
+                        && r.refusal != Handshake.Refusal.NOT_YET) {
+                    RingListener.closeQuietly(channel);
+                    throw new PeerFailedException(phase, rank, peer, "at " + endpoint + " refused the connection: "
+                            + e.getMessage(), e);
+                }
+                // the peer's listener is not there yet, busy, or its host is slow: retry until the deadline
                 last = e;
                 RingListener.closeQuietly(channel);
                 Thread.sleep(Math.min(backoffMillis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
-                backoffMillis = Math.min(backoffMillis * 2, 1000);
+                backoffMillis = Math.min(backoffMillis * 2, e instanceof Handshake.Refused ? 200 : 1000);
             } catch (IOException e) {
                 RingListener.closeQuietly(channel);
                 throw new PeerFailedException(phase, rank, peer, "at " + endpoint + " refused the connection: " + e,
                         e);
             }
-        }
-    }
-
-    private static void awaitAck(SocketChannel channel, long deadlineNanos, int rank, int peer, String endpoint,
-                                 String phase) {
-        long left = deadlineNanos - System.nanoTime();
-        if (left <= 0) {
-            throw new CommTimeoutException(phase, rank, "peer rank " + peer + " at " + endpoint
-                    + " did not accept the connection before the deadline");
-        }
-        try {
-            channel.socket().setSoTimeout((int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left),
-                    Integer.MAX_VALUE)));
-            Handshake.readAck(channel.socket().getInputStream());
-        } catch (SocketTimeoutException e) {
-            throw new PeerFailedException(phase, rank, peer, "at " + endpoint
-                    + " did not accept the connection before the deadline", e);
-        } catch (IOException e) {
-            throw new PeerFailedException(phase, rank, peer, "at " + endpoint + ": " + e.getMessage(), e);
         }
     }
 
@@ -139,12 +133,6 @@ final class Mesh {
         if (settings.socketBufferBytes() > 0) {
             channel.setOption(StandardSocketOptions.SO_SNDBUF, settings.socketBufferBytes());
             channel.setOption(StandardSocketOptions.SO_RCVBUF, settings.socketBufferBytes());
-        }
-    }
-
-    private static void writeAll(SocketChannel blockingChannel, ByteBuffer buffer) throws IOException {
-        while (buffer.hasRemaining()) {
-            blockingChannel.write(buffer);
         }
     }
 }

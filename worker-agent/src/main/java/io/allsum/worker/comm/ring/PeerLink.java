@@ -137,7 +137,7 @@ final class PeerLink implements AutoCloseable {
 
     /** Reads one data frame of exactly {@code into.byteSize()} bytes into {@code into} (on the calling thread). */
     void readData(OpContext ctx, long sequence, MemorySegment into) {
-        readHeader.clear();
+        // readHeader may already hold the first bytes of this frame, read by checkIdle between collectives
         ByteBuffer payload = into.asByteBuffer();
         readPair[0] = readHeader;
         readPair[1] = payload;
@@ -161,11 +161,38 @@ final class PeerLink implements AutoCloseable {
             if (!headerChecked) {
                 checkHeader(ctx, sequence, into.byteSize());
             }
+            readHeader.clear();
         } catch (IOException e) {
             throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection (" + e.getMessage() + ")", e);
         } catch (ClosedSelectorException e) {
             throw aborted(ctx, e);
         }
+    }
+
+    /**
+     * Between collectives (the caller holds the communicator's read lock): reads, without blocking, the start of the
+     * next frame if one has come, keeping it for {@link #readData}. A peer that closed its connection, or whose next
+     * frame is an ABORT notice, has failed: returns that failure, else null.
+     */
+    PeerFailedException checkIdle() {
+        if (closed) {
+            return null;
+        }
+        try {
+            if (readHeader.hasRemaining() && channel.read(readHeader) < 0) {
+                return new PeerFailedException("idle", selfRank, peerRank, "at " + peerEndpoint
+                        + " closed its connection while the group was idle", null);
+            }
+        } catch (IOException e) {
+            return new PeerFailedException("idle", selfRank, peerRank, "at " + peerEndpoint
+                    + " lost the connection while the group was idle (" + e.getMessage() + ")", e);
+        }
+        if (!readHeader.hasRemaining() && (readHeader.getInt(0) & 0xFF) == KIND_ABORT) {
+            int failed = readHeader.getInt(4);
+            return new PeerFailedException("idle", selfRank, failed, failed == peerRank ? "failed"
+                    : "failed (reported by peer rank " + peerRank + " at " + peerEndpoint + ")", null);
+        }
+        return null;
     }
 
     private void checkHeader(OpContext ctx, long sequence, long expectedBytes) {

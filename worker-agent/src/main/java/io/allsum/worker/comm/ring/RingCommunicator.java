@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -30,6 +31,9 @@ import java.util.function.Consumer;
  * and a link's writer thread forwards a chunk as soon as the calling thread has received (and reduced) it, so that
  * sending, receiving and reducing overlap. Small all-reduces instead send the whole buffer to every peer and reduce
  * in rank order: one step instead of 2(n-1). Broadcast and reduce are pipelined chains from/to the root.
+ *
+ * <p>Between collectives the links are watched ({@link #checkIdleLinks}): a peer that dies while the group is idle
+ * closes its sockets, and its neighbours learn it within one check instead of at the next collective.
  */
 public final class RingCommunicator implements Communicator {
 
@@ -38,6 +42,7 @@ public final class RingCommunicator implements Communicator {
     private final PeerLink[] links;
     private final RingSettings settings;
     private final RingListener listener;
+    private final RingKey key;
     private final String group;
     private final long generation;
     private final String tag;
@@ -49,14 +54,18 @@ public final class RingCommunicator implements Communicator {
     private int splits;
     private volatile CommException broken;
     private volatile boolean closed;
+    /** Held by a collective in flight and by an idle check: the two never read the links at the same time. */
+    private final ReentrantLock linkReads = new ReentrantLock();
+    private volatile Consumer<CommException> failureListener;
 
-    RingCommunicator(int rank, PeerLink[] links, RingSettings settings, RingListener listener, String group,
-                     long generation, String tag, List<String> endpoints) {
+    RingCommunicator(int rank, PeerLink[] links, RingSettings settings, RingListener listener, RingKey key,
+                     String group, long generation, String tag, List<String> endpoints) {
         this.rank = rank;
         this.size = links.length;
         this.links = links;
         this.settings = settings;
         this.listener = listener;
+        this.key = key;
         this.group = group;
         this.generation = generation;
         this.tag = tag;
@@ -301,9 +310,10 @@ public final class RingCommunicator implements Communicator {
         List<String> subEndpoints = members.stream().map(endpoints::get).toList();
         String subTag = tag + "/" + splitNumber + ":" + color;
         long deadline = System.nanoTime() + settings.ioTimeout().toNanos();
-        PeerLink[] subLinks = Mesh.connect(listener, group, generation, subTag, newRank, subEndpoints, settings,
+        PeerLink[] subLinks = Mesh.connect(listener, this.key, group, generation, subTag, newRank, subEndpoints, settings,
                 deadline, "split");
-        return new RingCommunicator(newRank, subLinks, settings, listener, group, generation, subTag, subEndpoints);
+        return new RingCommunicator(newRank, subLinks, settings, listener, this.key, group, generation, subTag,
+                subEndpoints);
     }
 
     @Override
@@ -311,6 +321,46 @@ public final class RingCommunicator implements Communicator {
         long start = System.nanoTime();
         body.run();
         return System.nanoTime() - start;
+    }
+
+    @Override
+    public void onFailure(Consumer<CommException> listener) {
+        this.failureListener = listener;
+    }
+
+    /**
+     * Checks, between collectives, whether a peer closed its connection or announced a failure; never blocks, and
+     * does nothing while a collective runs (that collective notices by itself). A failure found here breaks the
+     * communicator, tells the other peers, and goes to the {@link #onFailure} listener.
+     */
+    void checkIdleLinks() {
+        if (closed || broken != null || !linkReads.tryLock()) {
+            return;
+        }
+        PeerFailedException found = null;
+        try {
+            for (PeerLink link : links) {
+                if (link != null && (found = link.checkIdle()) != null) {
+                    break;
+                }
+            }
+            if (closed) {
+                return; // closed under the check: the read failed because of that, not because of a peer
+            }
+            if (found != null) {
+                fail(found);
+            }
+        } finally {
+            linkReads.unlock();
+        }
+        Consumer<CommException> listener = failureListener;
+        if (found != null && listener != null) {
+            listener.accept(found);
+        }
+    }
+
+    boolean isUsable() {
+        return !closed && broken == null;
     }
 
     @Override
@@ -502,6 +552,10 @@ public final class RingCommunicator implements Communicator {
 
     private void run(RingOp op, Consumer<OpContext> body) {
         CommException earlier = broken;
+        if (earlier instanceof PeerFailedException peer) { // seen while idle, say: still name the peer
+            throw new PeerFailedException(op.phase(), rank, peer.peerRank(), "failed: the communicator is unusable"
+                    + " after an earlier failure: " + earlier.getMessage(), earlier);
+        }
         if (earlier != null) {
             throw new CommException(op.phase(), rank, "the communicator is unusable after an earlier failure: "
                     + earlier.getMessage(), earlier);
@@ -510,6 +564,7 @@ public final class RingCommunicator implements Communicator {
             throw new CommException(op.phase(), rank, "the communicator is closed");
         }
         OpContext ctx = new OpContext(op, rank, this::wakeAll);
+        linkReads.lock();
         try {
             body.accept(ctx);
         } catch (CommException e) {
@@ -522,6 +577,8 @@ public final class RingCommunicator implements Communicator {
             ctx.fail(wrapped);
             fail(ctx.failure());
             throw ctx.failure();
+        } finally {
+            linkReads.unlock();
         }
     }
 

@@ -13,11 +13,17 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Builds {@link RingCommunicator}s. {@link #prepareJoin} opens this rank's listening socket (once; it stays open
- * across generations so the endpoint is stable) and {@link #create} connects the generation's full mesh through
- * the members' endpoints, with a handshake that names group, generation and ranks.
+ * across generations so the endpoint is stable) and, on rank 0, makes the generation's secret unique id (handed by
+ * the server to the members only); {@link #create} connects the generation's full mesh through the members'
+ * endpoints, every connection proved with the key derived from that id ({@link RingKey}), and watches the links of
+ * idle communicators for peers that die.
  */
 public final class RingCommunicatorFactory implements CommunicatorFactory, AutoCloseable {
 
@@ -26,6 +32,7 @@ public final class RingCommunicatorFactory implements CommunicatorFactory, AutoC
     private final int port;
     private final RingSettings settings;
     private RingListener listener;
+    private ScheduledExecutorService watcher;
 
     /**
      * @param bindHost       the address to listen on ("0.0.0.0", "::", "127.0.0.1")
@@ -72,12 +79,17 @@ public final class RingCommunicatorFactory implements CommunicatorFactory, AutoC
 
     @Override
     public synchronized JoinContribution prepareJoin(int rank) {
-        return new JoinContribution(null, listener(rank).endpoint(), null);
+        return new JoinContribution(rank == 0 ? RingKey.newUniqueId() : null, listener(rank).endpoint(), null);
     }
 
     /** This rank's endpoint, opening the listener if needed. */
     public synchronized String endpoint() {
         return listener(-1).endpoint();
+    }
+
+    /** The listening socket (opened if needed): for tests and diagnostics of this package. */
+    synchronized RingListener listener() {
+        return listener(-1);
     }
 
     private RingListener listener(int rank) {
@@ -119,19 +131,62 @@ public final class RingCommunicatorFactory implements CommunicatorFactory, AutoC
         if (rank < 0 || rank >= n) {
             throw new CommException("init", rank, "rank is outside world size " + n);
         }
+        RingKey key = null;
+        if (n > 1 && (view.uniqueId() == null || view.uniqueId().isBlank())) {
+            throw new CommException("init", rank, "generation " + view.generation() + " of group " + view.group()
+                    + " came without a unique id: the ring needs rank 0's secret id to authenticate its connections"
+                    + " (is the rendezvous server older than this worker?)");
+        }
+        try {
+            if (view.uniqueId() != null) {
+                key = RingKey.derive(view.uniqueId(), view.group(), view.generation());
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommException("init", rank, e.getMessage());
+        }
         RingListener own;
+        ScheduledExecutorService watch;
         synchronized (this) {
             own = listener(rank);
+            watch = watcher();
         }
         if (n > 1 && !endpoints.get(rank).equals(own.endpoint())) {
             throw new CommException("init", rank, "the view gives this rank endpoint " + endpoints.get(rank)
                     + " but this factory listens on " + own.endpoint() + " (a stale view, or prepareJoin of another"
                     + " factory)");
         }
-        own.admit(view.group(), view.generation());
-        PeerLink[] links = Mesh.connect(own, view.group(), view.generation(), "", rank, endpoints, settings,
+        own.admit(view.group(), view.generation(), key);
+        PeerLink[] links = Mesh.connect(own, key, view.group(), view.generation(), "", rank, endpoints, settings,
                 deadlineNanos, "init");
-        return new RingCommunicator(rank, links, settings, own, view.group(), view.generation(), "", endpoints);
+        RingCommunicator communicator = new RingCommunicator(rank, links, settings, own, key, view.group(),
+                view.generation(), "", endpoints);
+        watch(watch, communicator);
+        return communicator;
+    }
+
+    /** Checks the communicator's idle links every {@link RingSettings#idleCheck()} until it is closed or broken. */
+    private void watch(ScheduledExecutorService watch, RingCommunicator communicator) {
+        long period = settings.idleCheck().toNanos();
+        ScheduledFuture<?>[] task = new ScheduledFuture<?>[1];
+        synchronized (task) {
+            task[0] = watch.scheduleWithFixedDelay(() -> {
+                if (!communicator.isUsable()) {
+                    synchronized (task) {
+                        task[0].cancel(false);
+                    }
+                    return;
+                }
+                communicator.checkIdleLinks();
+            }, period, period, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private ScheduledExecutorService watcher() {
+        if (watcher == null) {
+            watcher = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("ring-watch")
+                    .factory());
+        }
+        return watcher;
     }
 
     /** Stops listening. Communicators already created keep their connections. */
@@ -140,6 +195,10 @@ public final class RingCommunicatorFactory implements CommunicatorFactory, AutoC
         if (listener != null) {
             listener.close();
             listener = null;
+        }
+        if (watcher != null) {
+            watcher.shutdownNow();
+            watcher = null;
         }
     }
 

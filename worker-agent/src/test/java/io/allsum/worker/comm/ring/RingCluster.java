@@ -44,11 +44,15 @@ final class RingCluster implements AutoCloseable {
 
     GroupView view(long gen) {
         List<Member> members = new ArrayList<>();
+        String uniqueId = null;
         for (int r = 0; r < size(); r++) {
-            String endpoint = factories.get(r).prepareJoin(r).endpoint();
-            members.add(new Member(r, "instance-" + r, endpoint, "localhost", null));
+            var join = factories.get(r).prepareJoin(r);
+            if (r == 0) {
+                uniqueId = join.uniqueId(); // as the server does: rank 0's secret goes to every member
+            }
+            members.add(new Member(r, "instance-" + r, join.endpoint(), "localhost", null));
         }
-        return new GroupView(group, gen, size(), Backend.RING, null, members);
+        return new GroupView(group, gen, size(), Backend.RING, uniqueId, members);
     }
 
     /** Builds generation {@code gen} on every rank (closing the previous generation's communicators). */

@@ -8,7 +8,6 @@ import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.PeerFailedException;
 import org.junit.jupiter.api.Test;
 
-import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -127,8 +126,9 @@ class RingLifecycleTest {
                 garbage.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 strangers.add(garbage);
                 strangers.add(new Socket(address.getHostString(), address.getPort())); // connects, says nothing
-                strangers.add(handshake(f.endpoint(), new Handshake("other-group", 1, "", 0, 1, 3)));
-                strangers.add(handshake(f.endpoint(), new Handshake(cluster.group, 0, "", 0, 1, 3)));
+                strangers.add(ForgedPeer.hello(f.endpoint(), new Handshake("other-group", 1, "", 0, 1, 3)));
+                strangers.add(ForgedPeer.hello(f.endpoint(), new Handshake(cluster.group, 0, "", 0, 1, 3)));
+                strangers.add(ForgedPeer.hello(f.endpoint(), new Handshake(cluster.group, 1, "", 0, 1, 3)));
             }
             cluster.start(1);
             assertSumOfRanks(cluster);
@@ -240,16 +240,6 @@ class RingLifecycleTest {
             }
         });
         assertThat(sums).containsOnly((long) n * (n + 1) / 2);
-    }
-
-    private static Socket handshake(String endpoint, Handshake h) throws Exception {
-        var address = Endpoints.parse(endpoint);
-        Socket s = new Socket(address.getHostString(), address.getPort());
-        ByteBuffer bytes = h.encode();
-        OutputStream out = s.getOutputStream();
-        out.write(bytes.array(), 0, bytes.limit());
-        out.flush();
-        return s;
     }
 
     private static void sleep(long millis) {

@@ -1,0 +1,206 @@
+package io.allsum.server.rendezvous;
+
+import io.allsum.model.problem.ProblemCode;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.server.rendezvous.GroupDecisions.Action;
+import io.allsum.server.rendezvous.GroupDecisions.AddToParticipants;
+import io.allsum.server.rendezvous.GroupDecisions.DropSlot;
+import io.allsum.server.rendezvous.GroupDecisions.FailGeneration;
+import io.allsum.server.rendezvous.GroupDecisions.OpenGeneration;
+import io.allsum.server.rendezvous.GroupDecisions.RaiseGeneration;
+import io.allsum.server.rendezvous.GroupDecisions.Remove;
+import io.allsum.server.rendezvous.GroupDecisions.Touch;
+import io.allsum.server.rendezvous.GroupDecisions.Withdraw;
+import io.allsum.server.rendezvous.GroupDirectory.GenerationCompleted;
+import io.allsum.server.rendezvous.GroupDirectory.GenerationFailed;
+import io.allsum.server.rendezvous.GroupDirectory.GroupRemoved;
+import io.allsum.server.web.ServerEpoch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Applies {@link GroupDecisions}' actions to a {@link Group} under its lock, and collects what must happen after
+ * the lock is released ({@link Effects}: waking parked joins) and the group's events, which {@link #finish}
+ * publishes in order. Meters and logs are recorded here, once per transition.
+ */
+@Component
+class GroupExecutor {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupExecutor.class);
+
+    private final RendezvousMeters meters;
+    private final ApplicationEventPublisher events;
+    private final ViewEncoder encoder;
+    private final RendezvousScheduler scheduler;
+    private final long joinTimeoutNanos;
+    private final String epoch;
+    private final AtomicInteger waitingJoins = new AtomicInteger();
+
+    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, ViewEncoder encoder,
+                  RendezvousScheduler scheduler, RendezvousProperties properties, ServerEpoch epoch) {
+        this.meters = meters;
+        this.events = events;
+        this.encoder = encoder;
+        this.scheduler = scheduler;
+        this.joinTimeoutNanos = properties.joinTimeout().toNanos();
+        this.epoch = epoch.id();
+    }
+
+    /** Work that must not run under a group lock (completing parked joins' futures), run by {@link #finish}. */
+    static final class Effects {
+        private final List<Runnable> afterUnlock = new ArrayList<>();
+
+        void add(Runnable effect) {
+            afterUnlock.add(effect);
+        }
+    }
+
+    String epoch() {
+        return epoch;
+    }
+
+    int waitingJoins() {
+        return waitingJoins.get();
+    }
+
+    /** Applies one non-terminal action. Caller holds the group's lock. */
+    void apply(Group group, Action action, long now, Effects effects) {
+        switch (action) {
+            case FailGeneration fail -> fail(group, fail, effects);
+            case OpenGeneration open -> group.openGeneration(open.number(), now, joinTimeoutNanos);
+            case RaiseGeneration raise -> {
+                log.info("group {}: generation {} renumbered {}, above generation {} that a returning member "
+                        + "reported", group.name(), group.generation(), raise.number(), raise.number() - 1);
+                group.renumber(raise.number());
+            }
+            case DropSlot drop -> dropSlot(group, drop.rank(), drop.why());
+            case AddToParticipants add -> group.addSlot(new Slot(add.joiner(), now), add.joiner().uniqueId());
+            case Withdraw withdraw -> withdraw(group, withdraw.rank(), effects);
+            case Remove remove -> remove(group, remove.why(), effects);
+            case Touch touch -> group.slot(touch.rank()).contact(now);
+            default -> throw new IllegalArgumentException(action + " is not applied by the executor");
+        }
+    }
+
+    /** Completes the generation: every parked join is answered (after unlock) with the shared view. */
+    Delivery complete(Group group, long now, Effects effects) {
+        EncodedView view = new EncodedView(new GroupView(group.name(), group.generation(), group.worldSize(),
+                group.backend(), group.uniqueId() == null ? null : group.uniqueId().base64(),
+                group.slots().stream().map(Slot::toMember).toList(), epoch));
+        group.complete(view);
+        // Members were alive until now (they were waiting); their heartbeat clock starts at completion.
+        for (Slot slot : group.slots()) {
+            slot.contact(now);
+            slot.clearParked();
+        }
+        List<Waiter> answered = group.takeWaiters(null);
+        waitingJoins.addAndGet(-answered.size());
+        answered.forEach(Waiter::cancelExpiry);
+        Delivery delivery = new Delivery(now, answered.size() + 1, meters::generationDelivered);
+        JoinAnswer.Complete answer = new JoinAnswer.Complete(view, delivery);
+        effects.add(() -> {
+            // Encode before waking anyone: otherwise the woken joins queue up behind the first one's encoding.
+            encoder.bodies(view);
+            answered.forEach(waiter -> waiter.answer().complete(answer));
+        });
+        meters.generationCompleted(Duration.ofNanos(now - group.openedNanos()));
+        group.queueEvent(new GenerationCompleted(group.name(), group.generation(), group.worldSize(),
+                group.backend()));
+        log.info("group {} generation {} complete: {} ranks, backend {}", group.name(), group.generation(),
+                group.worldSize(), group.backend());
+        return delivery;
+    }
+
+    /** Parks a join until the generation completes, fails, or {@code wait} runs out (then 202). */
+    CompletableFuture<JoinAnswer> park(Group group, Slot slot, Duration wait) {
+        Waiter waiter = new Waiter(slot);
+        slot.parked();
+        group.addWaiter(waiter);
+        waitingJoins.incrementAndGet();
+        waiter.expiresBy(scheduler.schedule(() -> expire(group, waiter), wait));
+        return waiter.answer();
+    }
+
+    private void expire(Group group, Waiter waiter) {
+        JoinAnswer.Pending pending;
+        group.lock().lock();
+        try {
+            if (!group.removeWaiter(waiter)) {
+                return; // answered meanwhile
+            }
+            waitingJoins.decrementAndGet();
+            waiter.slot().unparked();
+            waiter.slot().contact(System.nanoTime());
+            // Retry-After 0: the join is a long poll, re-posting at once keeps the rank waiting.
+            pending = new JoinAnswer.Pending(group.pending(0, epoch));
+        } finally {
+            group.lock().unlock();
+        }
+        waiter.answer().complete(pending);
+    }
+
+    private void fail(Group group, FailGeneration failure, Effects effects) {
+        String reason = "generation " + group.generation() + " of group '" + group.name() + "' failed: "
+                + failure.what();
+        group.fail(reason);
+        List<Waiter> waiting = takeWaiters(group, null);
+        long next = group.generation() + 1;
+        effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(new RendezvousException(
+                ProblemCode.GENERATION_FAILED, reason + "; join again to enter generation " + next))));
+        meters.generationFailed(failure.cause());
+        group.queueEvent(new GenerationFailed(group.name(), group.generation(), reason));
+        log.warn(reason);
+    }
+
+    private void withdraw(Group group, int rank, Effects effects) {
+        Slot slot = group.slot(rank);
+        dropSlot(group, rank, "left");
+        List<Waiter> own = takeWaiters(group, slot);
+        String detail = slot.describe() + " left group '" + group.name() + "' while this join waited";
+        effects.add(() -> own.forEach(waiter -> waiter.answer().completeExceptionally(
+                new RendezvousException(ProblemCode.NOT_A_MEMBER, detail))));
+    }
+
+    private void remove(Group group, String why, Effects effects) {
+        group.markRemoved();
+        List<Waiter> waiting = takeWaiters(group, null);
+        String detail = "group '" + group.name() + "' was " + why + " while this join waited";
+        effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(
+                new RendezvousException(ProblemCode.GROUP_CLOSED, detail))));
+        group.queueEvent(new GroupRemoved(group.name(), why));
+    }
+
+    private List<Waiter> takeWaiters(Group group, Slot of) {
+        List<Waiter> taken = group.takeWaiters(of);
+        waitingJoins.addAndGet(-taken.size());
+        taken.forEach(Waiter::cancelExpiry);
+        return taken;
+    }
+
+    private static void dropSlot(Group group, int rank, String why) {
+        Slot slot = group.slot(rank);
+        group.dropSlot(rank);
+        log.info("group {} generation {}: {} lost its place: {}", group.name(), group.generation(), slot.describe(),
+                why);
+    }
+
+    /** Runs what must not run under the group lock, then publishes the group's events in order. */
+    void finish(Group group, Effects effects) {
+        effects.afterUnlock.forEach(Runnable::run);
+        group.publishEvents(event -> {
+            try {
+                events.publishEvent(event);
+            } catch (RuntimeException e) {
+                log.warn("a listener of {} failed; the rendezvous goes on", event, e);
+            }
+        });
+    }
+}

@@ -1,0 +1,30 @@
+package io.allsum.server.rendezvous;
+
+import io.allsum.model.Backend;
+import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.JoinRequestValidator;
+import io.allsum.model.rendezvous.UniqueId;
+
+/**
+ * A join request validated once at the edge: non-null fields, the unique id decoded once (by the validator's
+ * check). Everything past the controller takes this, never the raw {@link JoinRequest}. Its {@code toString} is
+ * safe to log ({@link UniqueId} is redacted).
+ *
+ * @param uniqueId       rank 0's id with nccl; null otherwise
+ * @param lastGeneration the generation this instance last belonged to; 0 when none (a fresh process)
+ */
+record Joiner(String group, int rank, int worldSize, String instanceId, Backend backend, UniqueId uniqueId,
+              String endpoint, String host, String device, long lastGeneration) {
+
+    /** @throws RendezvousException 400 naming every violation */
+    static Joiner from(JoinRequest request, JoinRequestValidator validator) {
+        JoinRequestValidator.Checked checked = validator.check(request);
+        if (!checked.isValid()) {
+            throw RendezvousException.invalid(checked.violations());
+        }
+        return new Joiner(request.group(), request.rank(), request.worldSize(), request.instanceId(),
+                request.backend(), checked.uniqueId(),
+                request.endpoint(), request.host(), request.device(),
+                request.lastGeneration() == null ? 0 : request.lastGeneration());
+    }
+}
