@@ -3,6 +3,7 @@ package io.allsum.worker.agent;
 import io.allsum.worker.comm.nccl.NcclCommunicatorFactory;
 import io.allsum.worker.comm.ring.RingCommunicatorFactory;
 import io.allsum.worker.comm.ring.RingSettings;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -20,18 +21,16 @@ public class CommunicatorBackendsConfiguration {
     }
 
     @Bean
-    public RingCommunicatorFactory ringCommunicatorFactory(WorkerProperties props) {
-        String advertised = props.ringAdvertiseHost() != null && !props.ringAdvertiseHost().isBlank()
-                ? props.ringAdvertiseHost() : advertisedDefault(props.ringBindHost());
+    public RingCommunicatorFactory ringCommunicatorFactory(WorkerProperties props, AdvertisedAddressProperties net) {
+        // An address peers on other hosts can reach, never the host name by default (see AdvertisedAddress).
+        AdvertisedAddress.Choice choice = AdvertisedAddress.choose(props.ringAdvertiseHost(), props.ringBindHost(),
+                props.server(), net.ringInterface(), net.ringCidr());
+        LoggerFactory.getLogger(CommunicatorBackendsConfiguration.class)
+                .info("Ring endpoint advertises {} ({})", choice.host(), choice.reason());
+        String advertised = choice.host();
         // A peer silent for the collective deadline is declared failed.
         RingSettings settings = RingSettings.DEFAULTS.withIoTimeout(props.collectiveDeadline());
         return new RingCommunicatorFactory(props.ringBindHost(), advertised, 0, settings);
-    }
-
-    /** Listening on every interface: peers dial this host's name; listening on one address: they dial that. */
-    private static String advertisedDefault(String bindHost) {
-        return bindHost.equals("0.0.0.0") || bindHost.equals("::") ? WorkerAgentConfiguration.localHostName()
-                : bindHost;
     }
 
     static Integer deviceIndex(String device) {

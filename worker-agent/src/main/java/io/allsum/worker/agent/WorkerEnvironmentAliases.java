@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Maps the environment variables users already set onto {@code allsum.worker.*} names. For each setting the first
  * variable present wins: ALLSUM_* before torchrun's (RANK, WORLD_SIZE, LOCAL_RANK) before MLX's (MLX_RANK,
- * MLX_WORLD_SIZE). Explicit {@code allsum.worker.*} properties beat all of them (see
+ * MLX_WORLD_SIZE) before the schedulers': Slurm's srun (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID) and a Kubernetes
+ * Indexed Job's JOB_COMPLETION_INDEX (a rank only: the world size comes from the manifest). Explicit {@code allsum.worker.*} properties beat all of them (see
  * {@link WorkerEnvironmentPostProcessor}).
  */
 public final class WorkerEnvironmentAliases {
@@ -24,11 +25,11 @@ public final class WorkerEnvironmentAliases {
         Map<String, List<String>> m = new LinkedHashMap<>();
         m.put("server", List.of("ALLSUM_SERVER"));
         m.put("group", List.of("ALLSUM_GROUP"));
-        m.put("rank", List.of("ALLSUM_RANK", "RANK", "MLX_RANK"));
-        m.put("world-size", List.of("ALLSUM_WORLD_SIZE", "WORLD_SIZE", "MLX_WORLD_SIZE"));
+        m.put("rank", List.of("ALLSUM_RANK", "RANK", "MLX_RANK", "SLURM_PROCID", "JOB_COMPLETION_INDEX"));
+        m.put("world-size", List.of("ALLSUM_WORLD_SIZE", "WORLD_SIZE", "MLX_WORLD_SIZE", "SLURM_NTASKS"));
         m.put("backend", List.of("ALLSUM_BACKEND"));
         // LOCAL_RANK is the GPU index within the host, which is what picks the device (never rank % devices).
-        m.put("device", List.of("ALLSUM_DEVICE", "LOCAL_RANK"));
+        m.put("device", List.of("ALLSUM_DEVICE", "LOCAL_RANK", "SLURM_LOCALID"));
         m.put("token", List.of("ALLSUM_TOKEN"));
         return Map.copyOf(m);
     }

@@ -30,7 +30,7 @@ import java.util.List;
  * @param jobPollWait        how long one long-poll for the next job waits on the server
  * @param maxRestarts        consecutive failed generations tolerated before the worker exits non-zero
  * @param ringBindHost       address the ring backend listens on
- * @param ringAdvertiseHost  host the ring backend tells its peers to connect to (default: the local host name)
+ * @param ringAdvertiseHost  host the ring backend tells its peers to connect to (default: see AdvertisedAddress)
  */
 @Validated
 @ConfigurationProperties("allsum.worker")
