@@ -2,7 +2,8 @@
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
 #   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 gputests lineup pin1
 # Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring/rdv, .carry/torch_anchor.py
-# (the reference script from ../shared/anchors). Output goes to stdout and $OUT/<part>.txt.
+# (the PyTorch TCPStore/Gloo reference script the team compares against, copied there by hand; it is not part of
+# this repository). Output goes to stdout and $OUT/<part>.txt.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/allsum-out}; mkdir -p "$OUT"
