@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
- * Collectives a job can run, with nccl-tests' bus-bandwidth factors (field notes, section 3):
+ * Collectives a job can run, with nccl-tests' bus-bandwidth factors (as nccl-tests' doc/PERFORMANCE.md defines them):
  * busbw = algbw * factor(n).
  */
 public enum CollectiveOp {
