@@ -337,6 +337,16 @@ public final class LocalCluster implements AutoCloseable {
         stubborn.forEach(ProcessHandle::destroyForcibly);
         Deadline killed = Deadline.in(Duration.ofSeconds(5));
         stubborn.forEach(h -> awaitExit(h, killed));
+        // A handle's onExit can complete before the Process's own reaper has recorded the exit: wait for that too,
+        // so that callers (and isAlive()) see the process gone.
+        for (Process p : processes) {
+            try {
+                p.waitFor(Math.max(0, killed.remaining().toMillis()), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private static boolean awaitExit(ProcessHandle h, Deadline deadline) {
