@@ -1,22 +1,22 @@
 package io.allsum.deploy.monitoring;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,74 +25,68 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The board against what allsum really exports: the packaged server and two ring workers (with a token, on ports the
- * kernel picks) run a small sweep, then /actuator/prometheus of all three is scraped as Prometheus would, and every
- * metric name and label that any panel or variable query of docker/grafana/allsum-dashboard.json reads must be there.
+ * The board against what allsum really exports: the packaged server and two ring workers (token, kernel-picked
+ * ports) run small sweeps. First check: /actuator/prometheus of all three, scraped as Prometheus would, holds every
+ * metric name and label any panel or variable query of docker/grafana/allsum-dashboard.json reads. Second check,
+ * where a {@code prometheus} binary exists: a real Prometheus runs docker/prometheus/prometheus.yml (targets aimed
+ * here) and evaluates every query of the board, with Grafana's variables set as "All" would set them.
  */
 class DashboardMetricsIT {
 
-    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    static final Path SERVER_JAR = ROOT.resolve("rendezvous-server/target/rendezvous-server.jar");
-    static final Path WORKER_JAR = ROOT.resolve("worker-agent/target/worker-agent.jar");
-    static final List<String> JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Xmx192m",
-            "--enable-native-access=ALL-UNNAMED");
-    static final Duration START = Duration.ofSeconds(120);
-    static final Pattern TOMCAT_PORT = Pattern.compile("Tomcat started on port (\\d+)");
     static final String GROUP = "board";
+    /** Panels that only show data after a failure: valid queries, empty results in a healthy run. */
+    static final Set<String> EMPTY_WHEN_HEALTHY = Set.of("Failed collective sizes");
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{?(\\w+)}?");
 
     @TempDir
-    Path dir;
+    static Path dir;
 
-    private final String token = UUID.randomUUID().toString();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final ObjectMapper json = new ObjectMapper();
-    private final List<Process> processes = new ArrayList<>();
+    static LocalAllsum cluster;
+    static LocalPrometheus prometheus;
+    static String promtoolCheck;
+    static final List<JsonNode> sweeps = new ArrayList<>();
 
-    @AfterEach
-    void stop() throws InterruptedException {
-        processes.forEach(Process::destroy);
-        for (Process p : processes) {
-            if (!p.waitFor(15, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
-            }
+    @BeforeAll
+    static void clusterRunsSweepsWhilePrometheusScrapes() throws Exception {
+        assumeTrue(LocalAllsum.jarsBuilt(), "server or worker jar absent: ./mvnw -pl deploy-tests -am verify builds them");
+        cluster = LocalAllsum.start(dir, GROUP, 2);
+        Optional<Path> binary = LocalPrometheus.binary();
+        if (binary.isPresent()) {
+            Path config = LocalPrometheus.configFor(dir, cluster);
+            promtoolCheck = promtool(config);
+            prometheus = LocalPrometheus.start(binary.get(), dir, config);
+            prometheus.awaitTargetsUp(3);
+        }
+        sweeps.add(cluster.sweep());
+        if (prometheus != null) {
+            // The collective meters appear with the first sweep; a second one makes their rates non-zero.
+            prometheus.awaitSeries("allsum_collective_seconds_count", Duration.ofSeconds(30));
+            sweeps.add(cluster.sweep());
+            prometheus.awaitSeries("sum(rate(allsum_collective_seconds_count[5m])) > 0", Duration.ofSeconds(30));
+            prometheus.awaitSeries("sum(rate(allsum_jobs_duration_seconds_count[5m])) > 0", Duration.ofSeconds(30));
+        }
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     @Test
     void everyMetricAndLabelTheBoardQueriesIsInTheScrapesOfTheServerAndTheWorkers() throws Exception {
-        for (Path jar : List.of(SERVER_JAR, WORKER_JAR)) {
-            assumeTrue(Files.isRegularFile(jar), jar + " is absent: ./mvnw -pl deploy-tests -am verify packages it");
-        }
-        Path serverLog = dir.resolve("server.log");
-        start(serverLog, SERVER_JAR, "--server.port=0", "--server.address=127.0.0.1",
-                "--allsum.security.token=" + token, "--allsum.data-dir=" + dir.resolve("data"));
-        URI server = URI.create("http://127.0.0.1:" + httpPort(serverLog));
-        List<URI> workers = new ArrayList<>();
-        List<Path> workerLogs = new ArrayList<>();
-        for (int rank = 0; rank < 2; rank++) {
-            Path log = dir.resolve("rank" + rank + ".log");
-            workerLogs.add(log);
-            start(log, WORKER_JAR, "--server.port=0", "--server.address=127.0.0.1",
-                    "--allsum.worker.server=" + server, "--allsum.worker.group=" + GROUP,
-                    "--allsum.worker.rank=" + rank, "--allsum.worker.world-size=2", "--allsum.worker.backend=ring",
-                    "--allsum.worker.ring-bind-host=127.0.0.1", "--allsum.worker.ring-advertise-host=127.0.0.1",
-                    "--allsum.worker.token=" + token, "--allsum.worker.job-poll-wait=2s");
-        }
-        for (Path log : workerLogs) {
-            URI worker = URI.create("http://127.0.0.1:" + httpPort(log));
-            awaitReady(worker, log);
-            workers.add(worker);
-        }
-
-        JsonNode job = runSweep(server);
-        assertThat(job.path("state").asText()).as("the sweep: %s", job).isEqualTo("succeeded");
-
+        assertThat(sweeps).extracting(j -> j.path("state").asText()).as("the sweeps: %s", sweeps)
+                .containsOnly("succeeded");
         List<String> expositions = new ArrayList<>();
-        for (URI target : concat(server, workers)) {
-            assertThat(get(target.resolve("/actuator/prometheus"), null).statusCode())
+        for (URI target : cluster.targets()) {
+            URI endpoint = target.resolve("/actuator/prometheus");
+            assertThat(cluster.get(endpoint, null).statusCode())
                     .as("%s without the token (why prometheus.yml sends one)", target).isEqualTo(401);
-            HttpResponse<String> scrape = get(target.resolve("/actuator/prometheus"), token);
+            HttpResponse<String> scrape = cluster.get(endpoint, cluster.token);
             assertThat(scrape.statusCode()).as(target.toString()).isEqualTo(200);
             expositions.add(scrape.body());
         }
@@ -110,77 +104,95 @@ class DashboardMetricsIT {
         assertThat(scrape.labelValues("allsum_jobs_duration_seconds_count", "state")).contains("succeeded");
     }
 
-    private JsonNode runSweep(URI server) throws IOException, InterruptedException {
-        URI jobs = server.resolve("/rendezvous/" + GROUP + "/jobs");
-        HttpResponse<String> submitted = http.send(HttpRequest.newBuilder(jobs).timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"minBytes\":8,\"maxBytes\":65536,\"iterations\":5,\"warmupIterations\":1,\"timeoutSeconds\":120}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(submitted.statusCode()).as(submitted.body()).isEqualTo(201);
-        URI self = jobs.resolve(jobs.getPath() + "/" + json.readTree(submitted.body()).path("jobId").asText());
-        long end = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-        JsonNode job = null;
-        while (System.nanoTime() < end) {
-            job = json.readTree(get(self, token).body());
-            if (List.of("succeeded", "failed", "cancelled", "interrupted").contains(job.path("state").asText())) {
-                return job;
-            }
-            Thread.sleep(200);
+    @Test
+    void aRealPrometheusWithTheShippedScrapeConfigAnswersEveryQueryOfTheBoard() throws Exception {
+        assumeTrue(prometheus != null, "no prometheus binary on PATH (Debian: apt-get install prometheus):"
+                + " the board's queries were not evaluated");
+        if (promtoolCheck != null) {
+            assertThat(promtoolCheck).as("promtool check config").contains("SUCCESS");
         }
-        throw new AssertionError("the sweep did not end within 150 s: " + job);
-    }
-
-    private void start(Path log, Path jar, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(JVM);
-        command.addAll(List.of("-jar", jar.toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().keySet().removeIf(k -> k.startsWith("ALLSUM_") || k.equals("RANK") || k.equals("WORLD_SIZE")
-                || k.equals("LOCAL_RANK") || k.startsWith("MLX_") || k.startsWith("SLURM_"));
-        processes.add(pb.start());
-    }
-
-    private int httpPort(Path log) throws IOException, InterruptedException {
-        long end = System.nanoTime() + START.toNanos();
-        while (System.nanoTime() < end) {
-            Matcher m = TOMCAT_PORT.matcher(Files.exists(log) ? Files.readString(log) : "");
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError(log.getFileName() + " served no HTTP within " + START + ":\n" + Files.readString(log));
-    }
-
-    private void awaitReady(URI worker, Path log) throws IOException, InterruptedException {
-        long end = System.nanoTime() + START.toNanos();
-        while (System.nanoTime() < end) {
-            try {
-                if (get(worker.resolve("/actuator/health/readiness"), null).statusCode() == 200) {
-                    return;
+        List<String> problems = new ArrayList<>();
+        for (GrafanaDashboard.Query q : GrafanaDashboard.load().queries()) {
+            if (q.variable()) {
+                for (PromQl.Selector s : q.reads().selectors()) {
+                    String label = s.groupedBy().iterator().next();
+                    Set<String> values = new TreeSet<>();
+                    prometheus.series(asAll(selectorText(q.promql()))).forEach(x -> values.add(x.path(label).asText()));
+                    values.remove("");
+                    if (values.isEmpty()) {
+                        problems.add(q.where() + ": no values for " + label);
+                    }
                 }
-            } catch (IOException e) {
-                // not listening yet
+                continue;
             }
-            Thread.sleep(200);
+            JsonNode answer = prometheus.query(asAll(q.promql()));
+            if (!"success".equals(answer.path("status").asText())) {
+                problems.add(q.where() + ": " + answer.path("error").asText());
+            } else if (answer.path("data").path("result").isEmpty()
+                    && EMPTY_WHEN_HEALTHY.stream().noneMatch(q.where()::contains)) {
+                problems.add(q.where() + ": no series");
+            }
         }
-        throw new AssertionError(log.getFileName() + " not ready within " + START + ":\n" + Files.readString(log));
+        assertThat(problems).as("queries of the board that Prometheus refused or answered with nothing").isEmpty();
+
+        assertThat(values("histogram_quantile(0.5, sum by (le, op, size) (rate(allsum_collective_seconds_bucket"
+                + "{outcome=\"success\"}[5m])))")).as("collective p50 per size").hasSizeGreaterThanOrEqualTo(10)
+                .allSatisfy(v -> assertThat(v).isFinite().isPositive());
+        assertThat(values(panelExpr("Bus bandwidth by size (mean over ranks)", "A")))
+                .as("bus bandwidth per size").hasSizeGreaterThanOrEqualTo(10)
+                .allSatisfy(v -> assertThat(v).isFinite().isPositive());
+        assertThat(values(panelExpr("Workers ready", "A"))).containsExactly(2.0);
+        assertThat(values("sum(allsum_rendezvous_groups_active)")).containsExactly(1.0);
     }
 
-    private HttpResponse<String> get(URI uri, String bearer) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
-        if (bearer != null) {
-            request.header("Authorization", "Bearer " + bearer);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    /** A panel's target, with the variables set as "All". */
+    private static String panelExpr(String title, String refId) throws IOException {
+        return GrafanaDashboard.load().queries().stream()
+                .filter(q -> q.where().equals("panel '" + title + "' target " + refId)).findFirst()
+                .map(q -> asAll(q.promql())).orElseThrow(() -> new AssertionError("no panel " + title));
     }
 
-    private static List<URI> concat(URI first, List<URI> rest) {
-        List<URI> all = new ArrayList<>(List.of(first));
-        all.addAll(rest);
-        return all;
+    private static List<Double> values(String promql) throws IOException, InterruptedException {
+        JsonNode answer = prometheus.query(asAll(promql));
+        assertThat(answer.path("status").asText()).as("%s: %s", promql, answer).isEqualTo("success");
+        List<Double> values = new ArrayList<>();
+        answer.path("data").path("result").forEach(r -> values.add(Double.parseDouble(r.path("value").get(1).asText())));
+        return values;
+    }
+
+    /** Grafana's substitution with every multi-value variable at "All" (.*), the window 5m and rate interval 1m. */
+    static String asAll(String text) {
+        Matcher m = VARIABLE.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String value = switch (m.group(1)) {
+                case "window" -> "5m";
+                case "__rate_interval" -> "1m";
+                default -> ".*";
+            };
+            m.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        return m.appendTail(out).toString();
+    }
+
+    /** The selector of label_values(selector, label). */
+    private static String selectorText(String variableQuery) {
+        String inner = variableQuery.strip().substring("label_values(".length());
+        return inner.substring(0, inner.lastIndexOf(','));
+    }
+
+    private static String promtool(Path config) throws IOException, InterruptedException {
+        Optional<Path> promtool = LocalPrometheus.binary("promtool");
+        if (promtool.isEmpty()) {
+            return null;
+        }
+        Process p = new ProcessBuilder(promtool.get().toString(), "check", "config", config.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return "promtool did not finish within 60 s";
+        }
+        return out;
     }
 }
