@@ -605,17 +605,21 @@ public final class NcclCommunicator implements Communicator {
             Nccl.checkCuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), phase, rank,
                     "cudaStreamBeginCapture");
             boolean outer = enqueueOnly;
+            boolean captured = false;
             enqueueOnly = true;
             try {
                 body.run();
+                captured = true;
             } finally {
                 enqueueOnly = outer;
-                // Always ends the capture, so a failed body leaves the stream usable.
+                // Always ends the capture, so a failed body leaves the stream usable (its exception propagates).
                 int rc = cudaStreamEndCapture(stream, graph);
-                if (rc != 0 && !graph.isNull()) {
+                if ((rc != cudaSuccess || !captured) && !graph.isNull()) {
                     cudaGraphDestroy(graph);
                 }
-                Nccl.checkCuda(rc, phase, rank, "cudaStreamEndCapture");
+                if (captured) {
+                    Nccl.checkCuda(rc, phase, rank, "cudaStreamEndCapture");
+                }
             }
             try {
                 Nccl.checkCuda(cudaGraphInstantiate(exec, graph, 0L), phase, rank, "cudaGraphInstantiate");
