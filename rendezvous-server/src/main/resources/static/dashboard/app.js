@@ -439,7 +439,7 @@
     const p = answer.body || {};
     const violations = Array.isArray(p.violations) ? p.violations : p.field ? [{ field: p.field, message: p.detail }] : [];
     box.innerHTML = `<p class="title" data-testid="problem-title">${esc(p.title || 'Refused')} (${answer.status})</p>
-      ${p.detail ? `<p data-testid="problem-detail">${esc(p.detail)}</p>` : ''}
+      ${p.detail && p.detail !== violations.map((v) => v.field + ': ' + v.message).join('; ') ? `<p data-testid="problem-detail">${esc(p.detail)}</p>` : ''}
       ${violations.length ? `<ul>${violations.map((v) => `<li><b>${esc(v.field)}</b>: ${esc(v.message)}</li>`).join('')}</ul>` : ''}`;
     let first = null;
     for (const v of violations) {

@@ -127,7 +127,7 @@ class DashboardBrowserIT {
             browser.findElement(By.cssSelector(card + "button[data-action=group]")).click();
             WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-form")));
             fill(form, "minBytes", "1K");
-            fill(form, "maxBytes", "1M");
+            fill(form, "maxBytes", "16M");
             fill(form, "iterations", "5");
             for (int run = 1; run <= 3; run++) {
                 form.findElement(By.cssSelector("button[type=submit]")).click();
@@ -137,9 +137,9 @@ class DashboardBrowserIT {
             }
 
             List<WebElement> points = browser.findElements(By.cssSelector("[data-testid=plot] [data-testid=point]"));
-            List<Long> sizes = LongStream.rangeClosed(10, 20).map(e -> 1L << e).boxed().toList();
+            List<Long> sizes = LongStream.rangeClosed(10, 24).map(e -> 1L << e).boxed().toList();
             assertThat(points).extracting(p -> Long.parseLong(p.getAttribute("data-bytes")))
-                    .as("one point per size, 1 KiB to 1 MiB").containsExactlyElementsOf(sizes);
+                    .as("one point per size, 1 KiB to 16 MiB").containsExactlyElementsOf(sizes);
             assertThat(browser.findElement(By.cssSelector("[data-testid=plot] [data-testid=x-label]")).getText())
                     .contains("message size");
             assertThat(browser.findElement(By.cssSelector("[data-testid=plot] [data-testid=y-label]")).getText())
@@ -186,7 +186,9 @@ class DashboardBrowserIT {
             assertThat(maxBytes.getAttribute("aria-invalid")).isEqualTo("true");
             assertThat(browser.switchTo().activeElement().getAttribute("name")).isEqualTo("maxBytes");
             assertThat(browser.findElements(By.cssSelector("[data-testid=job-row]"))).as("nothing was queued").isEmpty();
-            screenshot("bad-sweep-390x844", 390, 844, false);
+            emulate(390, 844, false);
+            js("document.getElementById('submit-error').scrollIntoView({block: 'center'})");
+            save("bad-sweep-390x844-light");
 
             fill(form, "maxBytes", "lots");
             form.findElement(By.cssSelector("button[type=submit]")).click();
