@@ -529,7 +529,7 @@
     for (let i = 0; i <= 5; i++) {
       const v = yMax * i / 5, y = sy(v).toFixed(1);
       grid += `<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${y}" y2="${y}"/>`
-        + `<text class="tick" x="${M.l - 8}" y="${(+y + 4).toFixed(1)}" text-anchor="end">${fmt(v, v < 10 && yMax <= 10 ? 1 : 0)}</text>`;
+        + `<text class="tick" x="${M.l - 8}" y="${(+y + 4).toFixed(1)}" text-anchor="end">${fmt(v, tickDigits(yMax / 5))}</text>`;
     }
     const line = pts.map((r, i) => `${sx(lx[i]).toFixed(1)},${sy(r.busBandwidthGBps).toFixed(1)}`).join(' ');
     const dots = pts.map((r, i) => `<circle class="point${r.wrongElements > 0 ? ' wrong' : ''}" data-testid="point" data-bytes="${r.bytes}"
@@ -555,7 +555,7 @@
     });
     for (let i = 0; i <= 5; i++) {
       const v = yMax * i / 5, y = sy(v).toFixed(1);
-      grid += `<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${y}" y2="${y}"/><text class="tick" x="${M.l - 8}" y="${(+y + 4).toFixed(1)}" text-anchor="end">${fmt(v, yMax <= 10 ? 1 : 0)}</text>`;
+      grid += `<line class="grid" x1="${M.l}" x2="${W - M.r}" y1="${y}" y2="${y}"/><text class="tick" x="${M.l - 8}" y="${(+y + 4).toFixed(1)}" text-anchor="end">${fmt(v, tickDigits(yMax / 5))}</text>`;
     }
     const line = points.map((p, i) => `${sx(i).toFixed(1)},${sy(p.peak).toFixed(1)}`).join(' ');
     const dots = points.map((p, i) => `<circle class="point" cx="${sx(i).toFixed(1)}" cy="${sy(p.peak).toFixed(1)}" r="4"><title>job ${p.seq}, ${when(p.at)}: ${fmt(p.peak, 2)} GB/s</title></circle>`).join('');
@@ -565,6 +565,15 @@
       <text class="label" x="${(M.l + W - M.r) / 2}" y="${H - 12}" text-anchor="middle">run (job number, oldest first)</text>
       <text class="label" transform="translate(18 ${(M.t + H - M.b) / 2}) rotate(-90)" text-anchor="middle">peak bus bandwidth (GB/s)</text>
       <polyline class="series" points="${line}"/>${dots}</svg>`;
+  }
+
+  /** The fewest decimals that write every multiple of step exactly (0.24 -> 2, 2.5 -> 1, 3 -> 0). */
+  function tickDigits(step) {
+    for (let d = 0; d < 6; d++) {
+      const scaled = step * 10 ** d;
+      if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return d;
+    }
+    return 6;
   }
 
   function niceMax(v) {

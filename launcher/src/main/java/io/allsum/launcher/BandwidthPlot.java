@@ -109,7 +109,7 @@ public final class BandwidthPlot {
             svg.append(String.format(Locale.ROOT, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>%n",
                     LEFT, WIDTH - RIGHT, y, y));
             svg.append(String.format(Locale.ROOT, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-                    LEFT - 8, y + 4, number(v, yMax <= 10 ? 1 : 0)));
+                    LEFT - 8, y + 4, number(v, tickDigits(yMax / 5))));
         }
         svg.append(String.format(Locale.ROOT, """
                 <line class="axis" x1="%d" x2="%d" y1="%d" y2="%d"/>
@@ -155,6 +155,17 @@ public final class BandwidthPlot {
             }
         }
         return 10 * p;
+    }
+
+    /** The fewest decimals that write every multiple of {@code step} exactly (0.24 -> 2, 2.5 -> 1, 3 -> 0). */
+    static int tickDigits(double step) {
+        for (int digits = 0; digits < 6; digits++) {
+            double scaled = step * Math.pow(10, digits);
+            if (Math.abs(scaled - Math.rint(scaled)) < 1e-6 * Math.max(1, scaled)) {
+                return digits;
+            }
+        }
+        return 6;
     }
 
     /** 1024 -> "1 KiB", 1536 -> "1536 B": whole binary units only, as the sweep's sizes are. */

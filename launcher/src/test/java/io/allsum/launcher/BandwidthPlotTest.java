@@ -107,11 +107,14 @@ class BandwidthPlotTest {
     }
 
     @Test
-    void sizesAreLabelledInWholeBinaryUnits() {
+    void sizesAreLabelledInWholeBinaryUnitsAndTicksWithTheDecimalsTheyNeed() {
         assertThat(BandwidthPlot.bytes(8)).isEqualTo("8 B");
         assertThat(BandwidthPlot.bytes(64L << 20)).isEqualTo("64 MiB");
         assertThat(BandwidthPlot.bytes(1536)).isEqualTo("1536 B");
         assertThat(BandwidthPlot.niceMax(23.4)).isEqualTo(25);
         assertThat(BandwidthPlot.niceMax(0)).isEqualTo(1);
+        assertThat(BandwidthPlot.tickDigits(BandwidthPlot.niceMax(0.26) / 5)).as("0.06 per tick").isEqualTo(2);
+        assertThat(BandwidthPlot.tickDigits(12.0 / 5)).as("2.4 per tick").isEqualTo(1);
+        assertThat(BandwidthPlot.tickDigits(25.0 / 5)).isZero();
     }
 }
