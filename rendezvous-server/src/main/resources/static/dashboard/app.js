@@ -434,16 +434,21 @@
     showProblem(box, answer, form);
   }
 
-  /** An RFC 9457 problem: its title, detail and each violation; the fields named get aria-invalid and focus. */
+  /**
+   * An RFC 9457 problem: its title, detail and each violation ({field, message}); the fields it names (violations,
+   * or the job API's single "field" member) get aria-invalid and the first one the focus.
+   */
   function showProblem(box, answer, form) {
     const p = answer.body || {};
-    const violations = Array.isArray(p.violations) ? p.violations : p.field ? [{ field: p.field, message: p.detail }] : [];
+    const violations = Array.isArray(p.violations) ? p.violations : [];
+    const joined = violations.map((v) => v.field + ': ' + v.message).join('; ');
     box.innerHTML = `<p class="title" data-testid="problem-title">${esc(p.title || 'Refused')} (${answer.status})</p>
-      ${p.detail && p.detail !== violations.map((v) => v.field + ': ' + v.message).join('; ') ? `<p data-testid="problem-detail">${esc(p.detail)}</p>` : ''}
+      ${p.detail && p.detail !== joined ? `<p data-testid="problem-detail">${esc(p.detail)}</p>` : ''}
       ${violations.length ? `<ul>${violations.map((v) => `<li><b>${esc(v.field)}</b>: ${esc(v.message)}</li>`).join('')}</ul>` : ''}`;
+    const fields = violations.map((v) => v.field).concat(p.field ? [p.field] : []);
     let first = null;
-    for (const v of violations) {
-      const el = form.elements[v.field];
+    for (const name of fields) {
+      const el = form.elements[name];
       if (el && el.setAttribute) {
         el.setAttribute('aria-invalid', 'true');
         el.setAttribute('aria-errormessage', 'submit-error');

@@ -181,7 +181,7 @@ class DashboardBrowserIT {
                     By.cssSelector("#submit-error [data-testid=problem-title]")));
             assertThat(title.getText()).contains("(400)");
             assertThat(browser.findElement(By.id("submit-error")).getText()).contains("maxBytes")
-                    .contains("must be at least minBytes (1048576)");
+                    .containsOnlyOnce("must be at least minBytes (1048576)");
             WebElement maxBytes = form.findElement(By.name("maxBytes"));
             assertThat(maxBytes.getAttribute("aria-invalid")).isEqualTo("true");
             assertThat(browser.switchTo().activeElement().getAttribute("name")).isEqualTo("maxBytes");
