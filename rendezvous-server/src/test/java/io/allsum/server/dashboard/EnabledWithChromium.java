@@ -29,8 +29,10 @@ public @interface EnabledWithChromium {
 
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            Optional<Path> browser = chromium();
-            Optional<Path> driver = chromedriver();
+            return evaluate(chromium(), chromedriver());
+        }
+
+        static ConditionEvaluationResult evaluate(Optional<Path> browser, Optional<Path> driver) {
             if (browser.isEmpty()) {
                 return ConditionEvaluationResult.disabled("no Chromium found (set ALLSUM_CHROMIUM, or apt-get install"
                         + " chromium): the dashboard's browser tests are skipped");
@@ -43,20 +45,22 @@ public @interface EnabledWithChromium {
         }
 
         static Optional<Path> chromium() {
-            return find("ALLSUM_CHROMIUM", List.of("chromium", "chromium-browser", "google-chrome"));
+            return find(System.getenv("ALLSUM_CHROMIUM"), System.getenv("PATH"),
+                    List.of("chromium", "chromium-browser", "google-chrome"));
         }
 
         static Optional<Path> chromedriver() {
-            return find("ALLSUM_CHROMEDRIVER", List.of("chromedriver"));
+            return find(System.getenv("ALLSUM_CHROMEDRIVER"), System.getenv("PATH"), List.of("chromedriver"));
         }
 
-        private static Optional<Path> find(String env, List<String> names) {
-            String set = System.getenv(env);
-            if (set != null && !set.isBlank()) {
-                return Optional.of(Path.of(set)).filter(Files::isExecutable);
+        /** The configured file if set (and executable), else the first of {@code names} on the PATH or /usr/bin. */
+        static Optional<Path> find(String configured, String path, List<String> names) {
+            if (configured != null && !configured.isBlank()) {
+                return Optional.of(Path.of(configured)).filter(Files::isExecutable);
             }
-            String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
-            return Stream.concat(Stream.of(path.split(":")), Stream.of("/usr/bin", "/usr/lib/chromium"))
+            String dirs = path == null || path.isBlank() ? "/usr/bin:/bin" : path;
+            return Stream.concat(Stream.of(dirs.split(":")), Stream.of("/usr/bin", "/usr/lib/chromium"))
+                    .filter(dir -> !dir.isBlank())
                     .flatMap(dir -> names.stream().map(name -> Path.of(dir, name)))
                     .filter(Files::isExecutable).findFirst();
         }
