@@ -309,7 +309,7 @@
         <div><dt>iterations</dt><dd>${s.iterations} (+${s.warmupIterations} warm-up)${s.verify ? ', verified' : ''}${s.inPlace ? ', in place' : ''}</dd></div>
         <div><dt>generation</dt><dd>${job.generation == null ? '-' : job.generation}</dd></div>
         <div><dt>submitted</dt><dd>${when(job.submittedAt)}</dd></div>
-        <div><dt>dispatch</dt><dd>${job.dispatchLatencyMicros == null ? '-' : fmt(job.dispatchLatencyMicros, 0) + ' &micro;s'}</dd></div>
+        <div><dt>dispatch</dt><dd>${job.dispatchLatencyMicros == null ? '-' : micros(job.dispatchLatencyMicros)}</dd></div>
         <div><dt>ran</dt><dd>${span(job.dispatchedAt, job.finishedAt)}</dd></div>
         <div><dt>reports</dt><dd>${world ? esc(ranges(job.reportedRanks)) : 'none yet'}</dd></div>
         <div><dt>#wrong</dt><dd data-testid="wrong" class="${totalWrong(rows) > 0 ? 'warn' : ''}">${rows.length ? totalWrong(rows) : '-'}</dd></div>
@@ -603,6 +603,10 @@
 
   function fmt(v, digits) {
     return v == null || Number.isNaN(v) ? '-' : Number(v).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  }
+
+  function micros(us) {
+    return us < 1000 ? fmt(us, 0) + ' &micro;s' : us < 1e6 ? fmt(us / 1000, 1) + ' ms' : fmt(us / 1e6, 1) + ' s';
   }
 
   function age(ms) {
