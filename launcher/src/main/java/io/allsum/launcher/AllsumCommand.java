@@ -60,7 +60,8 @@ import java.util.stream.IntStream;
                 "  stdout, the nccl-tests table: the header, then each row as soon as every",
                 "  rank measured that size (with --server: when the job is done), the footer.",
                 "  A job the server would refuse is one 'allsum: ...' line, exit 2, before",
-                "  anything starts. --json FILE is written at the end, whatever the outcome.",
+                "  anything starts. --json FILE is written at the end, whatever the outcome;",
+                "  --plot FILE.svg too, from the rows measured.",
                 "  Logs: /tmp/allsum-*, removed after a successful run unless --keep.",
                 "Environment: ALLSUM_TOKEN (default of --token), ALLSUM_HOME (programs of a",
                 "  distribution), ALLSUM_AOT=off (no AOT caches). More: docs/launcher.md"})
@@ -129,6 +130,10 @@ public final class AllsumCommand implements Callable<Integer> {
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the job and its environment as JSON.")
     Path jsonFile;
+
+    @Option(names = "--plot", paramLabel = "FILE.svg",
+            description = "Write the run's bus bandwidth by message size as an SVG plot (log-2 size axis).")
+    Path plotFile;
 
     @Option(names = "--keep", description = "Keep the local server and workers running after the job (Ctrl-C stops them).")
     boolean keep;
@@ -232,6 +237,9 @@ public final class AllsumCommand implements Callable<Integer> {
             if (jsonFile != null) {
                 writeJsonQuietly(exit, error);
             }
+            if (plotFile != null && exit != ExitCodes.USAGE) {
+                writePlotQuietly();
+            }
         }
     }
 
@@ -321,6 +329,9 @@ public final class AllsumCommand implements Callable<Integer> {
         }
         if (group != null && !io.allsum.model.Protocol.GROUP_NAME.matcher(group).matches()) {
             problems.add("--group must match " + io.allsum.model.Protocol.GROUP_NAME.pattern());
+        }
+        if (plotFile != null && BandwidthPlot.formatProblem(plotFile) != null) {
+            problems.add(BandwidthPlot.formatProblem(plotFile));
         }
         if (!problems.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
@@ -510,6 +521,26 @@ public final class AllsumCommand implements Callable<Integer> {
                     new LinkedHashMap<>(phases), groupSeen, jobSeen));
         } catch (RuntimeException e) {
             progress.warn("cannot write --json " + jsonFile + ": " + oneLine(e.getMessage()));
+        }
+    }
+
+    /** Writes --plot from the rows the run got (all of them, or those measured before it failed). */
+    private void writePlotQuietly() {
+        try {
+            int world = groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1;
+            Job job = jobSeen == null ? null : statistic().apply(jobSeen, world);
+            List<SizeResult> rows = job == null || job.results() == null ? List.of() : job.results();
+            if (rows.isEmpty()) {
+                progress.warn("--plot " + plotFile + ": the run measured no size, nothing plotted");
+                return;
+            }
+            String backendName = groupSeen != null ? String.valueOf(groupSeen.backend())
+                    : planned != null ? planned.backend().toString() : "?";
+            BandwidthPlot.write(plotFile, BandwidthPlot.svg(job.spec(), rows, world + " ranks, " + backendName
+                    + ", time: " + statistic().name().toLowerCase(Locale.ROOT)));
+            progress.event("plot of " + rows.size() + " sizes written to " + plotFile);
+        } catch (RuntimeException e) {
+            progress.warn("cannot write --plot " + plotFile + ": " + oneLine(e.getMessage()));
         }
     }
 

@@ -87,6 +87,11 @@ public class JobService implements DisposableBean {
         });
     }
 
+    /** Names of the groups that have a job history (live or not), for the dashboard's list. */
+    public List<String> groupsWithHistory() {
+        return stored(store::groupNames);
+    }
+
     public Job get(String group, String jobId) {
         return stored(() -> existing(group).map(g -> g.get(jobId)).orElseGet(() -> store.find(group, jobId)))
                 .orElseThrow(() -> JobProblems.unknownJob(group, jobId));

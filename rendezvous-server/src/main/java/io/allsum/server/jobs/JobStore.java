@@ -107,6 +107,11 @@ class JobStore {
                 .param(group).query(JobStore::job).list();
     }
 
+    /** Every group with a job sequence kept (jobs stored now or earlier), by name. */
+    List<String> groupNames() {
+        return jdbc.sql("SELECT group_name FROM job_group ORDER BY group_name").query(String.class).list();
+    }
+
     /** Whether any job of the group was ever stored (and its sequence kept). */
     boolean knows(String group) {
         return jdbc.sql("SELECT COUNT(*) FROM job_group WHERE group_name = ?").param(group)

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -182,6 +183,14 @@ public class RendezvousRegistry implements GroupDirectory {
 
     GroupStatus status(String groupName) {
         return withGroup(groupName, (group, effects) -> group.status(System.nanoTime(), executor.epoch()));
+    }
+
+    /** Every group's status, by name (the dashboard's list); a group removed meanwhile is left out. */
+    public List<GroupStatus> statuses() {
+        long now = System.nanoTime();
+        return groups.keySet().stream().sorted()
+                .map(name -> read(name, group -> group.isRemoved() ? null : group.status(now, executor.epoch())))
+                .flatMap(Optional::stream).toList();
     }
 
     @Override

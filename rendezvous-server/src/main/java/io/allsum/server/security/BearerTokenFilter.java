@@ -2,6 +2,7 @@ package io.allsum.server.security;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.security.BearerToken;
+import io.allsum.server.dashboard.DashboardPaths;
 import io.allsum.server.web.ProblemWriter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -13,7 +14,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import java.io.IOException;
 
 /**
- * When a token is configured, every request but {@code /actuator/health} must carry
+ * When a token is configured, every request but {@code /actuator/health} and the dashboard's static files (page,
+ * script, style: no data; {@link DashboardPaths}) must carry
  * {@code Authorization: Bearer <token>}; others get 401 with {@code WWW-Authenticate: Bearer}. The check itself is
  * shared-model's {@link BearerToken} (constant-time, scheme case-insensitive), the one the worker uses too.
  */
@@ -55,6 +57,6 @@ public class BearerTokenFilter extends OncePerRequestFilter {
     /** The servlet path is decoded and normalised by the container, so "/x/../actuator/health" tricks fail. */
     private static boolean isOpen(HttpServletRequest request) {
         String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-        return path.equals(OPEN_PATH) || path.startsWith(OPEN_PATH + "/");
+        return path.equals(OPEN_PATH) || path.startsWith(OPEN_PATH + "/") || DashboardPaths.isPublic(path);
     }
 }

@@ -1,0 +1,258 @@
+package io.allsum.server.dashboard;
+
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.server.rendezvous.RendezvousHttp;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard as a person uses it, in a real headless Chromium against the real server on a random port, with
+ * ranks that join and report over real HTTP ({@link HttpRanks}): log in with the token, watch a group form without
+ * reloading, submit a sweep from the form, read the plot, and get the server's problem for a bad sweep. Screenshots
+ * (1280x800 and 390x844, light and dark) go to target/screenshots, kept by CI.
+ */
+@EnabledWithChromium
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "allsum.security.token=" + DashboardBrowserIT.TOKEN,
+        // Ranks of the sweep test join seconds apart, on purpose: no join deadline may end the generation first.
+        "allsum.rendezvous.join-timeout=120s"})
+class DashboardBrowserIT {
+
+    static final String TOKEN = "browser-test-token";
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Path SHOTS = Path.of(System.getProperty("allsum.screenshots", "target/screenshots"));
+
+    /** The innermost elements that stick out to the right of the screen, for the message of a failed layout check. */
+    private static final String WIDER_THAN_SCREEN = """
+            return [...document.querySelectorAll('body *')]
+              .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+              .filter(e => ![...e.children].some(c => c.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
+              .slice(0, 8).map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))
+              .join(', ')""";
+
+    @LocalServerPort
+    int port;
+
+    private ChromeDriver browser;
+    private WebDriverWait await;
+    private RendezvousHttp http;
+
+    @BeforeEach
+    void startBrowser() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(EnabledWithChromium.Condition.chromium().orElseThrow().toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--hide-scrollbars", "--window-size=1280,800", "--lang=en-US");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(EnabledWithChromium.Condition.chromedriver().orElseThrow().toFile())
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        browser.manage().timeouts().pageLoadTimeout(WAIT).scriptTimeout(WAIT);
+        await = new WebDriverWait(browser, WAIT, Duration.ofMillis(100));
+        await.ignoring(StaleElementReferenceException.class);
+        http = new RendezvousHttp(port, TOKEN);
+    }
+
+    @AfterEach
+    void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void aPersonLogsInWatchesAGroupFormRunsASweepAndSeesOnePointPerSize() throws Exception {
+        String group = "lab-" + UUID.randomUUID().toString().substring(0, 6);
+        browser.get(url("/dashboard/"));
+        WebElement tokenField = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        screenshot("login", 1280, 800, false);
+
+        tokenField.sendKeys("not-the-token");
+        browser.findElement(By.cssSelector("#login-form button[type=submit]")).click();
+        await.until(ExpectedConditions.textToBePresentInElementLocated(By.id("login-error"), "refused"));
+        assertThat(browser.findElement(By.id("app")).isDisplayed()).isFalse();
+
+        tokenField.clear();
+        tokenField.sendKeys(TOKEN);
+        browser.findElement(By.cssSelector("#login-form button[type=submit]")).click();
+        await.until(ExpectedConditions.visibilityOfElementLocated(By.id("groups-h")));
+        assertThat(browser.getCurrentUrl()).doesNotContain(TOKEN);
+        assertThat(js("return sessionStorage.getItem('allsum.dashboard.token')")).isEqualTo(TOKEN);
+        js("window.noReloadMarker = 'still here'");
+
+        try (HttpRanks ranks = new HttpRanks(http, group, 4, 18.0)) {
+            var first = List.of(ranks.join(0), ranks.join(2));
+            String card = "[data-testid=group][data-group='" + group + "'] ";
+            await.until(d -> text(card + "[data-testid=missing]").equals("missing ranks: 1, 3")
+                    && text(card + "[data-testid=group-state]").equals("joining"));
+            assertThat(count(card + "[data-testid=member]")).isEqualTo(2);
+
+            var rest = List.of(ranks.join(1), ranks.join(3));
+            await.until(d -> text(card + "[data-testid=group-state]").equals("complete"));
+            assertThat(count(card + "[data-testid=member]")).isEqualTo(4);
+            assertThat(count(card + "[data-testid=missing]")).isZero();
+            assertThat(js("return window.noReloadMarker")).as("the page was not reloaded").isEqualTo("still here");
+            long generation = 0;
+            for (var join : List.of(first.get(0), first.get(1), rest.get(0), rest.get(1))) {
+                GroupView view = join.get(60, TimeUnit.SECONDS);
+                generation = view.generation();
+            }
+            ranks.serve(generation);
+
+            browser.findElement(By.cssSelector(card + "button[data-action=group]")).click();
+            WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-form")));
+            fill(form, "minBytes", "1K");
+            fill(form, "maxBytes", "16M");
+            fill(form, "iterations", "5");
+            for (int run = 1; run <= 3; run++) {
+                form.findElement(By.cssSelector("button[type=submit]")).click();
+                int seq = run;
+                await.until(d -> !d.findElements(By.cssSelector("[data-testid=job][data-state=succeeded]")).isEmpty()
+                        && d.findElement(By.id("job-h")).getText().startsWith("Job " + seq + " "));
+            }
+
+            List<WebElement> points = browser.findElements(By.cssSelector("[data-testid=plot] [data-testid=point]"));
+            List<Long> sizes = LongStream.rangeClosed(10, 24).map(e -> 1L << e).boxed().toList();
+            assertThat(points).extracting(p -> Long.parseLong(p.getAttribute("data-bytes")))
+                    .as("one point per size, 1 KiB to 16 MiB").containsExactlyElementsOf(sizes);
+            assertThat(browser.findElement(By.cssSelector("[data-testid=plot] [data-testid=x-label]")).getText())
+                    .contains("message size");
+            assertThat(browser.findElement(By.cssSelector("[data-testid=plot] [data-testid=y-label]")).getText())
+                    .contains("bus bandwidth (GB/s)");
+            assertThat(browser.findElements(By.cssSelector("[data-testid=results] tbody tr"))).hasSize(sizes.size());
+            assertThat(browser.findElement(By.cssSelector("[data-testid=wrong]")).getText()).isEqualTo("0");
+            assertThat(browser.findElements(By.cssSelector("[data-testid=rank-times] thead th"))).hasSize(1 + 4);
+            await.until(d -> d.findElements(By.cssSelector("[data-testid=history-plot] circle")).size() == 3);
+            assertThat(browser.findElements(By.cssSelector("[data-testid=history] tbody tr"))).hasSize(3);
+
+            for (boolean dark : new boolean[]{false, true}) {
+                screenshot("sweep-1280x800", 1280, 800, dark);
+                screenshot("sweep-390x844", 390, 844, dark);
+                assertThat((Long) js("return document.documentElement.scrollWidth"))
+                        .as("no sideways scrolling of the whole page at phone width; wider than the screen: %s",
+                                js(WIDER_THAN_SCREEN)).isLessThanOrEqualTo(390L);
+            }
+            screenshotFullPage("sweep-full-1280", 1280, false);
+        }
+    }
+
+    @Test
+    void aBadSweepShowsTheServersProblemNextToTheFieldItNames() throws Exception {
+        String group = "bad-" + UUID.randomUUID().toString().substring(0, 6);
+        try (HttpRanks ranks = new HttpRanks(http, group, 2, 10.0)) {
+            var joins = List.of(ranks.join(0), ranks.join(1));
+            long generation = joins.getFirst().get(60, TimeUnit.SECONDS).generation();
+            joins.getLast().get(60, TimeUnit.SECONDS);
+            ranks.serve(generation);
+
+            logIn("/dashboard/#group=" + group);
+            WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-form")));
+            await.until(d -> form.findElement(By.cssSelector("button[type=submit]")).isEnabled());
+            fill(form, "minBytes", "1M");
+            fill(form, "maxBytes", "1K");
+            form.findElement(By.cssSelector("button[type=submit]")).click();
+
+            WebElement title = await.until(ExpectedConditions.visibilityOfElementLocated(
+                    By.cssSelector("#submit-error [data-testid=problem-title]")));
+            assertThat(title.getText()).contains("(400)");
+            assertThat(browser.findElement(By.id("submit-error")).getText()).contains("maxBytes")
+                    .containsOnlyOnce("must be at least minBytes (1048576)");
+            WebElement maxBytes = form.findElement(By.name("maxBytes"));
+            assertThat(maxBytes.getAttribute("aria-invalid")).isEqualTo("true");
+            assertThat(browser.switchTo().activeElement().getAttribute("name")).isEqualTo("maxBytes");
+            assertThat(browser.findElements(By.cssSelector("[data-testid=job-row]"))).as("nothing was queued").isEmpty();
+            emulate(390, 844, false);
+            js("document.getElementById('submit-error').scrollIntoView({block: 'center'})");
+            save("bad-sweep-390x844-light");
+
+            fill(form, "maxBytes", "lots");
+            form.findElement(By.cssSelector("button[type=submit]")).click();
+            await.until(ExpectedConditions.textToBePresentInElementLocated(By.id("submit-error"), "maxBytes"));
+            assertThat(browser.findElement(By.cssSelector("[data-testid=problem-title]")).getText()).contains("(400)");
+        }
+    }
+
+    private void logIn(String path) {
+        browser.get(url(path));
+        WebElement tokenField = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        tokenField.sendKeys(TOKEN);
+        browser.findElement(By.cssSelector("#login-form button[type=submit]")).click();
+        await.until(ExpectedConditions.visibilityOfElementLocated(By.id("groups-h")));
+    }
+
+    /** Read in one script: the group list is redrawn at every poll, so element handles go stale between calls. */
+    private String text(String css) {
+        return (String) js("const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : ''", css);
+    }
+
+    private long count(String css) {
+        return (Long) js("return document.querySelectorAll(arguments[0]).length", css);
+    }
+
+    private static void fill(WebElement form, String name, String value) {
+        WebElement field = form.findElement(By.name(name));
+        field.clear();
+        field.sendKeys(value);
+    }
+
+    private Object js(String script, Object... args) {
+        return ((JavascriptExecutor) browser).executeScript(script, args);
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    /** The viewport at exactly width x height CSS pixels, in the given colour scheme. */
+    private void screenshot(String name, int width, int height, boolean dark) throws IOException {
+        emulate(width, height, dark);
+        save(name + (dark ? "-dark" : "-light"));
+    }
+
+    /** The whole page at {@code width}, however long it is. */
+    private void screenshotFullPage(String name, int width, boolean dark) throws IOException {
+        emulate(width, 800, dark);
+        long height = (Long) js("return Math.ceil(document.documentElement.scrollHeight)");
+        emulate(width, (int) Math.min(height, 4000), dark);
+        save(name + (dark ? "-dark" : "-light"));
+    }
+
+    private void emulate(int width, int height, boolean dark) {
+        browser.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height,
+                "deviceScaleFactor", 1, "mobile", width < 600));
+        browser.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
+                List.of(Map.of("name", "prefers-color-scheme", "value", dark ? "dark" : "light"))));
+        await.until(d -> Boolean.valueOf(dark).equals(js("return matchMedia('(prefers-color-scheme: dark)').matches"))
+                && ((Long) js("return document.documentElement.clientWidth")) == width);
+    }
+
+    private void save(String name) throws IOException {
+        Files.createDirectories(SHOTS);
+        Files.write(SHOTS.resolve(name + ".png"), browser.getScreenshotAs(OutputType.BYTES));
+    }
+}

@@ -1,0 +1,123 @@
+package io.allsum.server.dashboard;
+
+import io.allsum.model.jobs.JobAssignment;
+import io.allsum.model.jobs.RankReport;
+import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.HeartbeatRequest;
+import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.Backend;
+import io.allsum.server.rendezvous.RendezvousHttp;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The ranks of a group as the server sees them, over real HTTP: each joins (long-poll), heartbeats every second,
+ * long-polls for jobs and reports a timing per size. No collective runs: the times follow a bandwidth curve that
+ * climbs to {@code peakGBps} (rank 1 a little slower), so that the page has a recognisable plot to draw.
+ */
+final class HttpRanks implements AutoCloseable {
+
+    private final RendezvousHttp http;
+    private final String group;
+    private final int worldSize;
+    private final double peakGBps;
+    private final List<String> instances = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopped;
+
+    HttpRanks(RendezvousHttp http, String group, int worldSize, double peakGBps) {
+        this.http = http;
+        this.group = group;
+        this.worldSize = worldSize;
+        this.peakGBps = peakGBps;
+        for (int rank = 0; rank < worldSize; rank++) {
+            instances.add("browser-it-" + rank + "-" + UUID.randomUUID());
+        }
+    }
+
+    /** Rank {@code rank} joins; the future completes when the generation does. */
+    CompletableFuture<GroupView> join(int rank) {
+        return CompletableFuture.supplyAsync(() -> {
+            JoinRequest request = new JoinRequest(group, rank, worldSize, instances.get(rank), Backend.RING, null,
+                    "127.0.0.1:" + (42000 + rank), "node-" + rank / 2, "cpu:" + rank % 2);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (System.nanoTime() - deadline < 0 && !stopped) {
+                HttpResponse<String> answer = http.join(request, 5);
+                if (answer.statusCode() == 200) {
+                    return RendezvousHttp.read(answer, GroupView.class);
+                }
+                if (answer.statusCode() != 202) {
+                    throw new IllegalStateException("join of rank " + rank + ": " + answer.statusCode() + " " + answer.body());
+                }
+            }
+            throw new IllegalStateException("rank " + rank + " of " + group + " did not complete its join in time");
+        }, runnable -> Thread.ofVirtual().start(runnable));
+    }
+
+    /** Every rank heartbeats and runs the group's jobs until {@link #close()}. */
+    void serve(long generation) {
+        for (int rank = 0; rank < worldSize; rank++) {
+            int r = rank;
+            threads.add(Thread.ofVirtual().name("rank-" + r).start(() -> serveRank(r, generation)));
+        }
+    }
+
+    private void serveRank(int rank, long generation) {
+        String instance = instances.get(rank);
+        Thread heartbeat = Thread.ofVirtual().start(() -> {
+            while (!stopped) {
+                http.post("/rendezvous/" + group + "/heartbeat", new HeartbeatRequest(rank, instance, generation));
+                sleep(1000);
+            }
+        });
+        long after = 0;
+        while (!stopped) {
+            HttpResponse<String> next = http.get("/rendezvous/" + group + "/jobs/next?rank=" + rank + "&instanceId="
+                    + instance + "&after=" + after + "&wait=2");
+            if (next.statusCode() != 200) {
+                if (next.statusCode() != 204) {
+                    sleep(200); // the group is going away; close() ends the loop
+                }
+                continue;
+            }
+            JobAssignment job = RendezvousHttp.read(next, JobAssignment.class);
+            after = job.seq();
+            List<RankSizeResult> results = job.spec().sizes(worldSize).stream()
+                    .map(bytes -> new RankSizeResult(bytes, bytes / job.spec().dtype().bytes(), micros(bytes, rank), 0))
+                    .toList();
+            http.post("/rendezvous/" + group + "/jobs/" + job.jobId() + "/reports",
+                    new RankReport(rank, instance, generation, true, null, results));
+        }
+        heartbeat.interrupt();
+    }
+
+    /** A latency floor plus a bandwidth that saturates above 1 MiB, as a network link's curve does. */
+    private double micros(long bytes, int rank) {
+        double gbps = peakGBps * (1 - Math.exp(-bytes / (double) (1 << 20))) * (rank == 1 ? 0.95 : 1.0);
+        return 8.0 + bytes / (gbps * 1e3);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stopped = true;
+        for (Thread thread : threads) {
+            thread.join(Duration.ofSeconds(10));
+        }
+        http.delete("/rendezvous/" + group);
+    }
+}
