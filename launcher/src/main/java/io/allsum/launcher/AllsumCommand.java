@@ -11,6 +11,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
 import io.allsum.launcher.bench.RendezvousBenchmark;
@@ -248,7 +249,7 @@ public final class AllsumCommand implements Callable<Integer> {
      */
     void preflight(int worldSize, Backend backend) {
         JobSpec submitted = jobSpec();
-        JobSpecRules.Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
+        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
                 JobSpecRules.Limits.DEFAULTS);
         if (v != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());

@@ -3,6 +3,7 @@ package io.allsum.server.jobs;
 import io.allsum.model.Backend;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
+import io.allsum.model.problem.Violation;
 
 /**
  * Checks a submitted {@link JobSpec} and fills in its defaults. Every rejection names the offending field, so that
@@ -36,10 +37,10 @@ final class JobSpecValidator {
                 : withTimeout(submitted, (int) Math.min(Integer.MAX_VALUE, properties.defaultTimeout().toSeconds()))
                 .withDefaults();
         // The rules live in shared-model so that the allsum command refuses the same specs before starting anything.
-        JobSpecRules.Violation v = JobSpecRules.firstViolation(submitted, s, worldSize, backend,
+        Violation v = JobSpecRules.firstViolation(submitted, s, worldSize, backend,
                 new JobSpecRules.Limits(properties.maxBytes(), properties.maxSweepSizes()));
         if (v != null) {
-            throw JobProblems.badField(v.field(), v.message());
+            throw JobProblems.badField(v);
         }
         return s;
     }
