@@ -73,11 +73,11 @@ public final class AllsumCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSize.Converter.class,
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
             defaultValue = "8", description = "Smallest size of the sweep, e.g. 8, 1K, 64M (default ${DEFAULT-VALUE}).")
     long minBytes;
 
-    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSize.Converter.class,
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
             defaultValue = "64M", description = "Largest size of the sweep (default ${DEFAULT-VALUE}).")
     long maxBytes;
 
