@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.http.HttpStatus;
 
-import java.time.Duration;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class JobSpecValidatorTest {
 
-    private final JobSpecValidator validator = new JobSpecValidator(JobsProperties.defaults());
+    private final JobSpecValidator validator = new JobSpecValidator(JobsSettings.defaults());
 
     private static JobSpec spec(CollectiveOp op, ReduceOp redop, Integer root, Long min, Long max, Integer step,
                                 Integer iters, Integer warmup, Integer timeout) {
@@ -63,7 +63,7 @@ class JobSpecValidatorTest {
 
     @Test
     void rejectsASweepLongerThanTheLimit() {
-        JobSpecValidator strict = new JobSpecValidator(new JobsProperties(null, null, null, null, 4, null, null, null, null, null));
+        JobSpecValidator strict = new JobSpecValidator(JobsSettings.with(Map.of("max-sweep-sizes", "4")));
 
         ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> strict.validate(spec(null, null, null, 8L, 1024L, 2, null, null, null), 2));
@@ -74,7 +74,7 @@ class JobSpecValidatorTest {
     @Test
     void emptySpecTakesEveryDefaultAndTheConfiguredTimeout() {
         JobSpecValidator configured = new JobSpecValidator(
-                new JobsProperties(null, null, null, Duration.ofSeconds(42), null, null, null, null, null, null));
+                JobsSettings.with(Map.of("default-timeout", "42s")));
 
         JobSpec s = configured.validate(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null), 4);
 
