@@ -11,9 +11,6 @@ import io.allsum.model.problem.Violation;
  */
 final class JobSpecValidator {
 
-    static final int MAX_ITERATIONS = JobSpecRules.MAX_ITERATIONS;
-    static final int MAX_TIMEOUT_SECONDS = JobSpecRules.MAX_TIMEOUT_SECONDS;
-
     private final JobsProperties properties;
 
     JobSpecValidator(JobsProperties properties) {
@@ -33,9 +30,7 @@ final class JobSpecValidator {
         if (submitted == null) {
             throw JobProblems.badField("body", "a job spec (JSON object) is required; {} takes every default");
         }
-        JobSpec s = submitted.timeoutSeconds() != null ? submitted.withDefaults()
-                : withTimeout(submitted, (int) Math.min(Integer.MAX_VALUE, properties.defaultTimeout().toSeconds()))
-                .withDefaults();
+        JobSpec s = submitted.withDefaults((int) Math.min(Integer.MAX_VALUE, properties.defaultTimeout().toSeconds()));
         // The rules live in shared-model so that the allsum command refuses the same specs before starting anything.
         Violation v = JobSpecRules.firstViolation(submitted, s, worldSize, backend,
                 new JobSpecRules.Limits(properties.maxBytes(), properties.maxSweepSizes()));
@@ -43,10 +38,5 @@ final class JobSpecValidator {
             throw JobProblems.badField(v);
         }
         return s;
-    }
-
-    private static JobSpec withTimeout(JobSpec s, int timeoutSeconds) {
-        return new JobSpec(s.op(), s.dtype(), s.redop(), s.root(), s.minBytes(), s.maxBytes(), s.stepFactor(),
-                s.iterations(), s.warmupIterations(), s.inPlace(), s.verify(), timeoutSeconds);
     }
 }
