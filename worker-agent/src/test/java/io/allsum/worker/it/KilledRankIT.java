@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,13 +52,13 @@ class KilledRankIT {
         JobSpec endless = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1L << 20,
                 1L << 20, 2, 1_000_000, 1, false, true, 600);
         Job running = cluster.client().submitJob(GROUP, endless);
-        awaitJob(running.jobId(), j -> j.state() == JobState.RUNNING);
+        cluster.awaitJob(GROUP, running.jobId(), j -> j.state() == JobState.RUNNING, DEADLINE);
         // Give every rank time to be inside its collectives, not merely dispatched.
         Thread.sleep(1000);
 
         workers.get(VICTIM).process().kill();
 
-        Job failed = awaitJob(running.jobId(), j -> j.state().isFinal());
+        Job failed = cluster.awaitJob(GROUP, running.jobId(), j -> j.state().isFinal(), DEADLINE);
         assertThat(failed.state()).isEqualTo(JobState.FAILED);
         assertThat(failed.failureReason()).contains("rank " + VICTIM);
 
@@ -84,25 +83,12 @@ class KilledRankIT {
 
         Job after = cluster.client().submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
                 ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false, true, 60));
-        Job done = awaitJob(after.jobId(), j -> j.state().isFinal());
+        Job done = cluster.awaitJob(GROUP, after.jobId(), j -> j.state().isFinal(), DEADLINE);
         assertThat(done.state()).as(done.failureReason()).isEqualTo(JobState.SUCCEEDED);
         assertThat(done.generation()).isEqualTo(2L);
         assertThat(done.results()).isNotEmpty().allSatisfy(r -> assertThat(r.wrongElements()).isZero());
 
         HttpResponse<String> health = cluster.get(restarted.uri("/actuator/health")); // details: not on the open probe
         assertThat(health.body()).contains("\"generation\":2");
-    }
-
-    private static Job awaitJob(String jobId, Predicate<Job> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        Job job = null;
-        while (System.nanoTime() < end) {
-            job = cluster.client().job(GROUP, jobId);
-            if (condition.test(job)) {
-                return job;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("job " + jobId + " did not reach the expected state within " + DEADLINE + ": " + job);
     }
 }

@@ -2,6 +2,8 @@ package io.allsum.worker.it;
 
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.worker.WorkerAgentApplication;
 import org.junit.jupiter.api.Assumptions;
 
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * A real rendezvous server (its packaged jar) and real worker JVMs with the ring backend, all on loopback, with
@@ -26,6 +29,8 @@ final class LocalCluster implements AutoCloseable {
 
     static final Path SERVER_JAR = Path.of("..", "rendezvous-server", "target", "rendezvous-server.jar");
     static final Duration START_DEADLINE = Duration.ofSeconds(90);
+    /** Between two reads while awaiting a job or a group state: fine enough for the re-form times measured. */
+    static final Duration POLL = Duration.ofMillis(25);
 
     /** Worker timing for tests: failures are noticed in about a second, yet a busy 2-core machine is tolerated. */
     static final List<String> WORKER_TIMING = List.of(
@@ -171,6 +176,17 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** The answer, or null when the connection failed (a worker still starting, or just killed). */
+    /** Polls the job until {@code condition} holds (the server may be restarting meanwhile). */
+    Job awaitJob(String group, String jobId, Predicate<Job> condition, Duration deadline) throws InterruptedException {
+        return Polling.await("job " + jobId, deadline, POLL, () -> client().job(group, jobId), condition);
+    }
+
+    /** Polls the group's status until {@code condition} holds (the group may not exist yet). */
+    GroupStatus awaitStatus(String group, Predicate<GroupStatus> condition, Duration deadline)
+            throws InterruptedException {
+        return Polling.await("group " + group, deadline, POLL, () -> client().status(group), condition);
+    }
+
     HttpResponse<String> get(URI uri) throws InterruptedException {
         return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build());
     }

@@ -353,29 +353,11 @@ class RingFaultInjectionIT {
     }
 
     private static GroupStatus awaitStatus(Predicate<GroupStatus> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        GroupStatus status = null;
-        while (System.nanoTime() < end) {
-            status = cluster.client().status(GROUP);
-            if (condition.test(status)) {
-                return status;
-            }
-            Thread.sleep(25);
-        }
-        throw new AssertionError("group status did not reach the expected state within " + DEADLINE + ": " + status);
+        return cluster.awaitStatus(GROUP, condition, DEADLINE);
     }
 
     private static Job awaitJob(String jobId, Predicate<Job> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        Job job = null;
-        while (System.nanoTime() < end) {
-            job = cluster.client().job(GROUP, jobId);
-            if (condition.test(job)) {
-                return job;
-            }
-            Thread.sleep(25);
-        }
-        throw new AssertionError("job " + jobId + " did not reach the expected state within " + DEADLINE + ": " + job);
+        return cluster.awaitJob(GROUP, jobId, condition, DEADLINE);
     }
 
     private static String reason(GroupStatus s) {

@@ -169,20 +169,6 @@ class ServerRestartIT {
     }
 
     private static Job awaitJob(String group, String jobId, Predicate<Job> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        Job job = null;
-        while (System.nanoTime() < end) {
-            try {
-                job = cluster.client().job(group, jobId);
-            } catch (RuntimeException notYet) {
-                Thread.sleep(100); // the new server may not answer yet
-                continue;
-            }
-            if (condition.test(job)) {
-                return job;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("job " + jobId + " did not finish within " + DEADLINE + ": " + job);
+        return cluster.awaitJob(group, jobId, condition, DEADLINE);
     }
 }
