@@ -30,11 +30,11 @@ class KilledRankIT {
     static final int VICTIM = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
-    static LocalCluster cluster;
+    static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
-        cluster = LocalCluster.start("killed-rank");
+        cluster = ItCluster.start("killed-rank");
     }
 
     @AfterAll
@@ -46,7 +46,7 @@ class KilledRankIT {
 
     @Test
     void killedRankFailsTheJobNamingItAndTheGroupReformsAsGeneration2() throws Exception {
-        List<LocalCluster.Worker> workers = cluster.startGroup(GROUP, WORLD_SIZE);
+        List<ItCluster.Worker> workers = cluster.startGroup(GROUP, WORLD_SIZE);
 
         // Long enough that it is certainly still running when the rank dies: 1 MiB all-sums, many iterations.
         JobSpec endless = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1L << 20,
@@ -67,13 +67,13 @@ class KilledRankIT {
             if (rank == VICTIM) {
                 continue;
             }
-            LocalCluster.Worker survivor = workers.get(rank);
+            ItCluster.Worker survivor = workers.get(rank);
             assertThat(survivor.process().process().isAlive()).as("rank %d is alive", rank).isTrue();
             assertThat(survivor.process().output()).as("rank %d log", rank).containsPattern(
                     "job " + running.jobId() + " failed: .*rank " + VICTIM);
         }
 
-        LocalCluster.Worker restarted = cluster.restartWorker(GROUP, VICTIM, WORLD_SIZE, 2);
+        ItCluster.Worker restarted = cluster.restartWorker(GROUP, VICTIM, WORLD_SIZE, 2);
         for (int rank = 0; rank < WORLD_SIZE; rank++) {
             cluster.awaitReady(rank == VICTIM ? restarted : workers.get(rank));
         }

@@ -33,15 +33,15 @@ class ServerRestartIT {
     static final int WORLD_SIZE = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
-    static LocalCluster cluster;
+    static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
         // 14 injected failures must not use up the workers' restart budget (failures within a window).
-        List<String> timing = LocalCluster.WORKER_TIMING.stream()
+        List<String> timing = ItCluster.WORKER_TIMING.stream()
                 .map(a -> a.startsWith("--allsum.worker.max-restarts=") ? "--allsum.worker.max-restarts=40" : a)
                 .toList();
-        cluster = LocalCluster.start("server-restart", null, timing);
+        cluster = ItCluster.start("server-restart", null, timing);
     }
 
     @AfterAll
