@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 flags large2 gputests lineup pin1
+# GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
+# NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
+# Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
 # Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring/rdv, .carry/torch_anchor.py
 # (the PyTorch TCPStore/Gloo reference script the team compares against, copied there by hand; it is not part of
 # this repository). Output goes to stdout and $OUT/<part>.txt.
@@ -10,6 +13,9 @@ OUT=${OUT:-/tmp/allsum-out}; mkdir -p "$OUT"
 repo=$(pwd)
 base=/tmp/allsum-dist
 [ -x $base/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $base && tar -C $base -xJf ${DIST:-.carry/allsum-linux-x86_64.tar.xz}; }
+# DIST_PATCH=folder laid out like the dist (lib/, conf/, bin/): copied over it, e.g. a rebuilt worker jar without
+# re-packing the whole dist.
+[ -n "${DIST_PATCH:-}" ] && [ ! -e $base/.patched ] && cp -r "$DIST_PATCH"/. $base/allsum-linux-x86_64/ && touch $base/.patched
 export ALLSUM_HOME=$base/allsum-linux-x86_64
 export PATH=$ALLSUM_HOME/bin:$PATH
 # Java and native must bind the same libnccl: python's wheel (2.28.9) first for both.
@@ -17,7 +23,8 @@ NCCL_DIR=$(python3 -c 'import nvidia.nccl,os;print(os.path.join(list(nvidia.nccl
 export ALLSUM_NCCL_LIB_DIR=$NCCL_DIR LD_LIBRARY_PATH=$NCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 JAVA=$ALLSUM_HOME/runtime/bin/java
 worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
-native() { [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null; /tmp/allreduce_bench "$@"; }
+native_build() { [ -x /tmp/allreduce_bench ] || bash ${NATIVE_DIR:-bench/native}/build.sh /tmp/allreduce_bench >/dev/null; }
+native() { native_build; /tmp/allreduce_bench "$@"; }
 quiet() { "$@" > /dev/null; }
 secs() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "# wall $(( ($(date +%s%N) - s) / 1000000 )) ms, exit $rc"; }
 
@@ -72,7 +79,7 @@ part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to
   secs allsum --backend $be --ranks $n -b 8 -e ${MAXB:-8G} -f 2 -n 20 -w 5 --timeout 900 --json "$OUT/multi-sweep.json"
   if [ "$be" = nccl ]; then
   echo "## native, one process per GPU (id through a file)"
-  rm -f /tmp/ncclid; local pids=()
+  native_build; rm -f /tmp/ncclid; local pids=()
   for r in $(seq 0 $((n - 1))); do native -b 8 -e ${MAXB:-8G} -f 2 -n 20 -w 5 --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
   for p in "${pids[@]}"; do wait $p; done; cat /tmp/native-0.txt; tail -2 /tmp/native-1.txt
   fi
@@ -105,7 +112,7 @@ part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to
 part_nb2() { # two GPUs: native blocking vs non-blocking communicator, small sizes (is the async launch path the cost?)
   local n=${N:-$(nvidia-smi -L | wc -l)}
   for nb in 0 1; do
-    echo "## native, $n processes, --nonblocking $nb"; rm -f /tmp/ncclid; local pids=()
+    native_build; echo "## native, $n processes, --nonblocking $nb"; rm -f /tmp/ncclid; local pids=()
     for r in $(seq 0 $((n - 1))); do native -b 8 -e 1M -f 8 -n 50 -w 10 --nonblocking $nb --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/nb-$r.txt 2>&1 & pids+=($!); done
     for p in "${pids[@]}"; do wait $p; done; cat /tmp/nb-0.txt
   done
@@ -113,6 +120,7 @@ part_nb2() { # two GPUs: native blocking vs non-blocking communicator, small siz
 
 # One process per GPU, id through a file: native_n NRANKS ARGS... (rank 0's table on stdout, the others' tail)
 native_n() {
+  native_build # once, before the ranks start (two ranks building at once raced: one ran a half-written binary)
   local n=$1; shift; rm -f /tmp/ncclid; local pids=() r
   for r in $(seq 0 $((n - 1))); do native "$@" --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
   for p in "${pids[@]}"; do wait $p; done; cat /tmp/native-0.txt; for r in $(seq 1 $((n - 1))); do tail -2 /tmp/native-$r.txt; done
@@ -132,6 +140,10 @@ part_small2() { # issue 13, every GPU in one call: native blocking / non-blockin
     echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck), $n JVMs"; secs selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w
     echo "## rep $rep: allsum job path: bin/allsum --backend nccl --ranks $n"
     secs allsum --backend nccl --ranks $n -b 8 -e $e -f 2 -n $it -w $w --timeout 600 --json /tmp/small2-job-$rep.json
+    if [ -n "${GRAPH:-}" ]; then
+      echo "## rep $rep: native, $n processes, CUDA graph -G $GRAPH"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w -G $GRAPH
+      echo "## rep $rep: allsum NCCL backend alone, $n JVMs, CUDA graph -G $GRAPH"; secs selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w --no-check -G $GRAPH
+    fi
   done
   echo "## native, $n processes, non-blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w --nonblocking 1
   echo "## first calls with NCCL_RUNTIME_CONNECT=0 (connections at init) vs the default above"
@@ -147,6 +159,10 @@ part_small1() { # issue 13 on one GPU: native blocking, the backend alone, the j
     echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck)"; secs allsum-selfcheck -b 8 -e $e -f 2 -n $it -w $w $([ $rep -gt 1 ] && echo --no-check)
     echo "## rep $rep: allsum job path: bin/allsum --backend nccl --ranks 1"
     secs allsum --backend nccl --ranks 1 -b 8 -e $e -f 2 -n $it -w $w --timeout 600 --json /tmp/small1-job-$rep.json
+    if [ -n "${GRAPH:-}" ]; then
+      echo "## rep $rep: native, CUDA graph -G $GRAPH"; secs native -b 8 -e $e -f 2 -n $it -w $w -G $GRAPH
+      echo "## rep $rep: allsum NCCL backend alone, CUDA graph -G $GRAPH"; secs allsum-selfcheck -b 8 -e $e -f 2 -n $it -w $w --no-check -G $GRAPH
+    fi
   done
   unset CUDA_VISIBLE_DEVICES
 }
@@ -173,6 +189,26 @@ part_abort2() { # issue 13: a peer killed (-9) or stopped (SIGSTOP) mid-collecti
   done
 }
 
+part_flags() { # what conf/worker-nccl.jvmargs buys NCCL workers: the dist as built against a copy without that file
+  # (so worker.jvmargs alone: C2 delayed ten-fold); backend alone and job path, 2 GPUs then 1 GPU, interleaved
+  local it=${ITERS:-50} w=${WARMUP:-10} e=${MAXB:-1M} rep v n alt=/tmp/allsum-dist-no-nccl-flags
+  [ -d $alt ] || { cp -a $base $alt; rm -f $alt/allsum-linux-x86_64/conf/worker-nccl.jvmargs; }
+  for n in ${FLAGS_N:-2 1}; do for rep in $(seq ${REPS:-2}); do for v in worker+nccl worker-only; do (
+    [ $v = worker-only ] && export ALLSUM_HOME=$alt/allsum-linux-x86_64 PATH=$alt/allsum-linux-x86_64/bin:$PATH
+    [ $n = 1 ] && export CUDA_VISIBLE_DEVICES=0
+    echo "## $n GPU(s), rep $rep, worker flags $v: $(ls $ALLSUM_HOME/conf/ | grep worker | tr '\n' ' ')"
+    echo "## backend alone"; selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w --no-check 2>&1 | grep -E '^ +[0-9]|^# (allsum|SELF)'
+    echo "## job path"; allsum --backend nccl --ranks $n -b 8 -e $e -f 2 -n $it -w $w --timeout 300 2>&1 | grep -E '^ +[0-9]'
+  ); done; done; done
+}
+
+part_large2() { # every GPU, 64 MiB .. 1 GiB: native blocking, backend alone, job path (large messages stay >= 0.99x)
+  local n=${N:-$(nvidia-smi -L | wc -l)}
+  echo "## native, $n processes, blocking communicator"; secs native_n $n -b 64M -e 1G -f 2 -n 20 -w 5
+  echo "## allsum NCCL backend alone, $n JVMs"; secs selfcheck_n $n -b 64M -e 1G -f 2 -n 20 -w 5 --no-check
+  echo "## allsum job path"; secs allsum --backend nccl --ranks $n -b 64M -e 1G -f 2 -n 20 -w 5 --timeout 600
+}
+
 part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in CI), with the distribution's Java
   local j=${JUNIT_DIR:-junit} cp
   cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
@@ -191,7 +227,7 @@ part_lineup() { # what lining the ranks up inside timeNanos buys on the job path
 
 part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, native and the JVM probe
   export CUDA_VISIBLE_DEVICES=0; local pin rep
-  [ -x /tmp/allreduce_bench ] || bash bench/native/build.sh /tmp/allreduce_bench >/dev/null
+  native_build
   for rep in 1 2; do for pin in "" "taskset -c 8-11"; do
     echo "## rep $rep: native ${pin:-unpinned}"; $pin /tmp/allreduce_bench -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^ +[0-9]'
     echo "## rep $rep: JVM probe ${pin:-unpinned}"; $pin allsum-selfcheck --no-check --probe -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^#   [a-z]|^ +[0-9]'

@@ -71,7 +71,7 @@ static void await_comm(ncclComm_t comm) {
 
 int main(int argc, char** argv) {
   size_t min_bytes = 8, max_bytes = 1 << 30, factor = 2;
-  int iters = 20, warmup = 5, rank = 0, nranks = 1, device = -1, nonblocking = 0;
+  int iters = 20, warmup = 5, rank = 0, nranks = 1, device = -1, nonblocking = 0, graph = 0;
   const char* id_file = NULL;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i]; const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--nranks")) nranks = atoi(v);
     else if (!strcmp(a, "--id-file")) id_file = v;
     else if (!strcmp(a, "--nonblocking")) nonblocking = atoi(v);
+    else if (!strcmp(a, "-G")) graph = atoi(v);  // nccl-tests' -G: replays of a graph of the iters launches
     else { fprintf(stderr, "unknown option %s\n", a); return 2; }
     i++;
   }
@@ -120,6 +121,9 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     printf("# allsum native all-reduce baseline: %d rank(s), NCCL %d, %s communicator, init %.1f ms\n", nranks, version,
            nonblocking ? "non-blocking" : "blocking", init_ms);
+    if (graph > 0)
+      printf("# CUDA-graph mode (-G %d): time = GPU time of %d replays of a graph of %d all-reduces / (%d x %d); host(us) ="
+             " host wall of capture, instantiation and replays per all-reduce\n", graph, graph, iters, graph, iters);
     printf("#                                                       out-of-place                          in-place\n");
     printf("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  host(us)\n");
     printf("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          /call\n");
@@ -138,15 +142,35 @@ int main(int argc, char** argv) {
       // (where a sum keeps the input) and out-of-place always.
       for (int w = 0; w < warmup; w++) COLL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream), comm);
       CUDA(cudaStreamSynchronize(stream));
-      CUDA(cudaEventRecord(start, stream));
-      double h0 = now_us();
-      for (int it = 0; it < iters; it++) COLL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream), comm);
-      double h1 = now_us();
-      CUDA(cudaEventRecord(stop, stream));
-      CUDA(cudaEventSynchronize(stop));
+      double h0 = now_us(), h1;
+      long calls = iters;
+      if (graph > 0) {
+        // As nccl-tests -G: capture the iters launches once, replay once untimed, time `graph` replays.
+        cudaGraph_t g; cudaGraphExec_t ge;
+        CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        for (int it = 0; it < iters; it++) COLL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream), comm);
+        CUDA(cudaStreamEndCapture(stream, &g));
+        CUDA(cudaGraphInstantiate(&ge, g, 0));
+        CUDA(cudaGraphLaunch(ge, stream));
+        CUDA(cudaStreamSynchronize(stream));
+        CUDA(cudaEventRecord(start, stream));
+        for (int l = 0; l < graph; l++) CUDA(cudaGraphLaunch(ge, stream));
+        CUDA(cudaEventRecord(stop, stream));
+        CUDA(cudaEventSynchronize(stop));
+        h1 = now_us();
+        CUDA(cudaGraphExecDestroy(ge)); CUDA(cudaGraphDestroy(g));
+        calls = (long)iters * graph;
+      } else {
+        CUDA(cudaEventRecord(start, stream));
+        h0 = now_us();
+        for (int it = 0; it < iters; it++) COLL(ncclAllReduce(send, out, count, ncclFloat, ncclSum, comm, stream), comm);
+        h1 = now_us();
+        CUDA(cudaEventRecord(stop, stream));
+        CUDA(cudaEventSynchronize(stop));
+      }
       float ms; CUDA(cudaEventElapsedTime(&ms, start, stop));
-      us[pass] = ms * 1e3 / iters;
-      if (pass == 0) host_us = (h1 - h0) / iters;
+      us[pass] = ms * 1e3 / calls;
+      if (pass == 0) host_us = (h1 - h0) / calls;
       wrong[pass] = 0;
       if (pass == 0 || nranks == 1) {
         float* back = (float*)malloc(size);

@@ -70,6 +70,7 @@ cp "$root/packaging/dist/bin/"* "$stage/bin/"
 mkdir -p "$stage/conf"
 cp "$root/packaging/jvm/server.jvmargs" "$stage/conf/server.jvmargs"
 cp "$root/packaging/jvm/worker.jvmargs" "$stage/conf/worker.jvmargs"
+cp "$root/packaging/jvm/worker-nccl.jvmargs" "$stage/conf/worker-nccl.jvmargs"
 cp "$root/packaging/jvm/launcher.jvmargs" "$stage/conf/launcher.jvmargs"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true

@@ -6,9 +6,10 @@ JAVA="$ALLSUM_HOME/runtime/bin/java"
 [ -x "$JAVA" ] || JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # The JVM flags of each program live in conf/<app>.jvmargs (copied from the repository's packaging/jvm/, the one
 # place they are kept; java @file syntax). ALLSUM_JAVA_OPTS adds flags of your own.
-allsum_jvm_flags() { # app -> ALLSUM_JVM_FLAGS
+allsum_jvm_flags() { # app [variant] -> ALLSUM_JVM_FLAGS (conf/<app>.jvmargs, then conf/<app>-<variant>.jvmargs)
   ALLSUM_JVM_FLAGS=()
   [ -f "$ALLSUM_HOME/conf/$1.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$1.jvmargs")
+  [ -n "${2:-}" ] && [ -f "$ALLSUM_HOME/conf/$1-$2.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$1-$2.jvmargs")
   # shellcheck disable=SC2206
   ALLSUM_JVM_FLAGS+=(${ALLSUM_JAVA_OPTS:-})
 }
@@ -18,8 +19,19 @@ allsum_run() { # app args...
   local cp="" jar
   [ -f "$ALLSUM_HOME/lib/$app.classpath" ] || { echo "allsum: $app is not part of this distribution" >&2; exit 1; }
   while read -r jar; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$jar"; done < "$ALLSUM_HOME/lib/$app.classpath"
-  allsum_jvm_flags "$app"
+  allsum_jvm_flags "$app" "$(allsum_jvm_variant "$app")"
   exec "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$cp" "$(cat "$ALLSUM_HOME/lib/$app.main")" "$@"
+}
+
+# NCCL workers get conf/worker-nccl.jvmargs on top of conf/worker.jvmargs: ALLSUM_BACKEND=nccl, or auto (the
+# default) on a host with an NVIDIA GPU, where the worker picks NCCL when it loads.
+allsum_jvm_variant() { # app -> variant or nothing
+  [ "$1" = worker ] || return 0
+  case "${ALLSUM_BACKEND:-auto}" in
+    nccl) echo nccl ;;
+    auto) [ -e /dev/nvidiactl ] && echo nccl ;;
+  esac
+  return 0
 }
 
 # Puts the directories holding the host's libcudart.so.13 and libnccl.so.2 on LD_LIBRARY_PATH (ldconfig's cache,

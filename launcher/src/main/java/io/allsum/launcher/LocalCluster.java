@@ -89,12 +89,12 @@ public final class LocalCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
             ProcessLayout.Program serverProgram = layout.server();
-            ProcessLayout.Program workerProgram = layout.worker();
+            ProcessLayout.Program workerProgram = layout.worker(backend);
             if (options.aot()) {
                 // Both extractions (once per build) at the same time: each is a short JVM of its own.
                 var serverReady = java.util.concurrent.CompletableFuture.supplyAsync(() -> prepare(layout.server()),
                         Thread::startVirtualThread);
-                workerProgram = prepare(layout.worker());
+                workerProgram = prepare(layout.worker(backend));
                 serverProgram = serverReady.join();
             } else {
                 serverProgram = serverProgram.withoutAot();

@@ -1,5 +1,7 @@
 package io.allsum.launcher;
 
+import io.allsum.model.Backend;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +12,16 @@ import java.util.List;
  * allsum-server} and {@code allsum-worker}, which set their own JVM flags), else the repository's jars run with
  * this launcher's own java and the flags of {@code packaging/jvm/*.jvmargs} (the one place the JVM flags live).
  */
-public record ProcessLayout(Program server, Program worker, String description) {
+public record ProcessLayout(Program server, Program worker, Program ncclWorker, String description) {
+
+    /**
+     * The worker program for a backend: NCCL workers also read {@code worker-nccl.jvmargs} (C2 at the JVM's default
+     * thresholds: an NCCL call of a few microseconds must not run in C1 code). The distribution's
+     * {@code bin/allsum-worker} picks that file itself from {@code ALLSUM_BACKEND}, so there both are the same.
+     */
+    public Program worker(Backend backend) {
+        return backend == Backend.NCCL ? ncclWorker : worker;
+    }
 
     /**
      * One program: {@code jvm} (java and its flags, or a start script), then {@code main} ({@code -jar X}); JVM flags
@@ -50,9 +61,9 @@ public record ProcessLayout(Program server, Program worker, String description) 
         if (allsumHome != null && !allsumHome.isBlank()) {
             Path bin = Path.of(allsumHome, "bin");
             if (Files.isExecutable(bin.resolve("allsum-server")) && Files.isExecutable(bin.resolve("allsum-worker"))) {
+                Program worker = new Program(List.of(bin.resolve("allsum-worker").toString()), List.of(), null);
                 return new ProcessLayout(new Program(List.of(bin.resolve("allsum-server").toString()), List.of(), null),
-                        new Program(List.of(bin.resolve("allsum-worker").toString()), List.of(), null),
-                        "distribution " + allsumHome);
+                        worker, worker, "distribution " + allsumHome);
             }
         }
         if (repoRoot == null) {
@@ -70,9 +81,11 @@ public record ProcessLayout(Program server, Program worker, String description) 
         Path flags = repoRoot.resolve(REPO_JVM_ARGS);
         List<String> serverJvm = jvm(javaBinary, flags, "server.jvmargs", "local-server.jvmargs");
         List<String> workerJvm = jvm(javaBinary, flags, "worker.jvmargs");
+        List<String> ncclWorkerJvm = jvm(javaBinary, flags, "worker.jvmargs", "worker-nccl.jvmargs");
         return new ProcessLayout(
                 new Program(serverJvm, List.of("-jar", serverJar.toString()), new AotCache(serverJar)),
                 new Program(workerJvm, List.of("-jar", workerJar.toString()), new AotCache(workerJar)),
+                new Program(ncclWorkerJvm, List.of("-jar", workerJar.toString()), new AotCache(workerJar)),
                 "jars in " + repoRoot);
     }
 

@@ -360,7 +360,7 @@ final class GroupJobs {
         job.state = state;
         job.failureReason = reason;
         job.finishedAt = clock.instant();
-        metrics.finished(state);
+        metrics.finished(state, Duration.ofNanos(System.nanoTime() - job.submittedNanos));
     }
 
     private <T> T locked(Supplier<T> action) {

@@ -12,7 +12,11 @@ import io.allsum.model.ReduceOp;
  */
 public final class HotPathWarmup {
 
-    static final int CALLS = 4_000;
+    /**
+     * Past C2's default compile threshold (Tier4InvocationThreshold 5,000, which packaging/jvm/worker-nccl.jvmargs
+     * keeps for NCCL workers) with room for the compile itself: ~60-100 ms at 5-10 us per call.
+     */
+    static final int CALLS = 10_000;
 
     private HotPathWarmup() {
     }

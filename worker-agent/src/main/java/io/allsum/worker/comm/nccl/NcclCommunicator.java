@@ -8,6 +8,8 @@ import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.CommTimeoutException;
 import io.allsum.worker.comm.Communicator;
 import org.bytedeco.cuda.cudart.CUevent_st;
+import org.bytedeco.cuda.cudart.CUgraphExec_st;
+import org.bytedeco.cuda.cudart.CUgraph_st;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclConfig_t;
@@ -33,6 +35,13 @@ import static org.bytedeco.cuda.global.cudart.cudaEventDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaEventElapsedTime;
 import static org.bytedeco.cuda.global.cudart.cudaEventQuery;
 import static org.bytedeco.cuda.global.cudart.cudaEventRecord;
+import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
+import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
+import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
+import static org.bytedeco.cuda.global.cudart.cudaGraphLaunch;
+import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
+import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
+import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
 import static org.bytedeco.cuda.global.cudart.cudaMemset;
 import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
@@ -575,6 +584,65 @@ public final class NcclCommunicator implements Communicator {
             awaitWork(phase, stop, deadline());
             Nccl.checkCuda(cudaEventElapsedTime(elapsedMillis, start, stop), phase, rank, "cudaEventElapsedTime");
             return Math.round(elapsedMillis.get() * 1_000_000.0);
+        });
+    }
+
+    /**
+     * nccl-tests' {@code -G} mode: {@code body} (collectives on this communicator) is captured once into a CUDA graph,
+     * replayed once untimed, and the CUDA-event time of {@code launches} back-to-back replays is returned. The host
+     * then enqueues one graph per replay instead of one call per collective, so this times the GPU's part alone; it
+     * is reported apart from {@link #timeNanos}, as nccl-tests does. Collective: every rank captures the same body.
+     */
+    public long graphTimeNanos(Runnable body, int launches) {
+        String phase = "time_graph";
+        if (launches < 1) {
+            throw new CommException(phase, rank, "graph launches must be at least 1, got " + launches);
+        }
+        ensureUsable(phase);
+        return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
+            CUgraph_st graph = new CUgraph_st();
+            CUgraphExec_st exec = new CUgraphExec_st();
+            Nccl.checkCuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), phase, rank,
+                    "cudaStreamBeginCapture");
+            boolean outer = enqueueOnly;
+            boolean captured = false;
+            enqueueOnly = true;
+            try {
+                body.run();
+                captured = true;
+            } finally {
+                enqueueOnly = outer;
+                // Always ends the capture, so a failed body leaves the stream usable (its exception propagates).
+                int rc = cudaStreamEndCapture(stream, graph);
+                if ((rc != cudaSuccess || !captured) && !graph.isNull()) {
+                    cudaGraphDestroy(graph);
+                }
+                if (captured) {
+                    Nccl.checkCuda(rc, phase, rank, "cudaStreamEndCapture");
+                }
+            }
+            try {
+                Nccl.checkCuda(cudaGraphInstantiate(exec, graph, 0L), phase, rank, "cudaGraphInstantiate");
+                Nccl.checkCuda(cudaGraphLaunch(exec, stream), phase, rank, "cudaGraphLaunch");
+                awaitWork(phase, null, deadline());
+                if (LINE_UP && size > 1) {
+                    enqueueBarrier(phase);
+                    awaitWork(phase, null, deadline());
+                }
+                Nccl.checkCuda(cudaEventRecord(start, stream), phase, rank, "cudaEventRecord(start)");
+                for (int i = 0; i < launches; i++) {
+                    Nccl.checkCuda(cudaGraphLaunch(exec, stream), phase, rank, "cudaGraphLaunch");
+                }
+                Nccl.checkCuda(cudaEventRecord(stop, stream), phase, rank, "cudaEventRecord(stop)");
+                awaitWork(phase, stop, deadline());
+                Nccl.checkCuda(cudaEventElapsedTime(elapsedMillis, start, stop), phase, rank, "cudaEventElapsedTime");
+                return Math.round(elapsedMillis.get() * 1_000_000.0);
+            } finally {
+                if (!exec.isNull()) {
+                    cudaGraphExecDestroy(exec);
+                }
+                cudaGraphDestroy(graph);
+            }
         });
     }
 

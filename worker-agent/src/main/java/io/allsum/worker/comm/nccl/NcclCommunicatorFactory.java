@@ -2,6 +2,7 @@ package io.allsum.worker.comm.nccl;
 
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.UniqueId;
 import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory;
@@ -10,7 +11,6 @@ import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
 
 import java.time.Duration;
-import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Map;
 
@@ -170,7 +170,7 @@ public final class NcclCommunicatorFactory implements CommunicatorFactory, AutoC
                 Nccl.checkNccl(ncclGetUniqueId(id), "prepare_join", rank, "ncclGetUniqueId", null);
                 byte[] bytes = new byte[NCCL_UNIQUE_ID_BYTES];
                 id.internal().get(bytes);
-                return new JoinContribution(Base64.getEncoder().encodeToString(bytes), null, description);
+                return new JoinContribution(UniqueId.of(bytes).base64(), null, description);
             } finally {
                 id.close();
             }
@@ -219,22 +219,14 @@ public final class NcclCommunicatorFactory implements CommunicatorFactory, AutoC
         });
     }
 
+    /** The id's checks are shared-model's {@link UniqueId}, the same the server applies at the edge. */
     private static byte[] decodeUniqueId(GroupView view, int rank) {
         if (view.uniqueId() == null) {
             throw new CommException("init", rank, "generation " + view.generation() + " of group " + view.group()
                     + " carries no NCCL unique id");
         }
-        byte[] bytes;
-        try {
-            bytes = Base64.getDecoder().decode(view.uniqueId());
-        } catch (IllegalArgumentException e) {
-            throw new CommException("init", rank, "the unique id is not valid base64", e);
-        }
-        if (bytes.length != NCCL_UNIQUE_ID_BYTES) {
-            throw new CommException("init", rank, "the unique id has " + bytes.length + " bytes, NCCL needs "
-                    + NCCL_UNIQUE_ID_BYTES);
-        }
-        return bytes;
+        return UniqueId.tryParse(view.uniqueId()).map(UniqueId::bytes).orElseThrow(() ->
+                new CommException("init", rank, "the NCCL unique id " + UniqueId.problemWith(view.uniqueId())));
     }
 
     private Probe requireAvailable(String phase, int rank) {

@@ -18,6 +18,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * NCCL self check and backend benchmark on a GPU host. World size 1 (default): every op x dtype verified, then a
@@ -29,48 +37,96 @@ import java.util.Locale;
  * until one fails (kill or stop a peer): it prints how long after the last completed call the communicator aborted
  * and the error, and exits 3. Throws (non-zero exit) when a check fails or NCCL is unavailable.
  */
-public final class NcclSelfCheck {
+@Command(name = "allsum-selfcheck", sortOptions = false,
+        description = "NCCL self check and all-reduce sweep of allsum's NCCL backend on this host's GPU(s).")
+public final class NcclSelfCheck implements Callable<Integer> {
 
-    private static final String USAGE = "usage: NcclSelfCheck [-b 8] [-e 1G] [-f 2] [-n 20] [-w 5] [-d DEVICE]"
-            + " [--no-check] [--rank R --nranks N --id-file PATH] [--timeout SECONDS] [--abort-test] [--probe]";
+    @Option(names = "-b", paramLabel = "BYTES", description = "smallest size (K, M, G suffixes; default ${DEFAULT-VALUE})",
+            defaultValue = "8", converter = Size.class)
+    long minBytes;
+    @Option(names = "-e", paramLabel = "BYTES", description = "largest size (default ${DEFAULT-VALUE})",
+            defaultValue = "1G", converter = Size.class)
+    long maxBytes;
+    @Option(names = "-f", paramLabel = "FACTOR", description = "size step factor (default ${DEFAULT-VALUE})",
+            defaultValue = "2")
+    long factor;
+    @Option(names = "-n", paramLabel = "ITERS", description = "timed iterations per size (default ${DEFAULT-VALUE})",
+            defaultValue = "20")
+    int iters;
+    @Option(names = "-w", paramLabel = "ITERS", description = "warm-up iterations per size (default ${DEFAULT-VALUE})",
+            defaultValue = "5")
+    int warmup;
+    @Option(names = "-G", paramLabel = "LAUNCHES", defaultValue = "0", description = "CUDA-graph mode (nccl-tests' -G):"
+            + " capture the ITERS all-reduces of a size in a graph, time LAUNCHES replays (0 = off, the default)")
+    int graphLaunches;
+    @Option(names = "-d", paramLabel = "DEVICE", description = "CUDA device (default: ALLSUM_DEVICE / LOCAL_RANK)")
+    Integer device;
+    @Option(names = "--no-check", negatable = false, description = "skip the every op x dtype check")
+    boolean noCheck;
+    @Option(names = "--rank", paramLabel = "R", defaultValue = "0", description = "this process's rank")
+    int rank;
+    @Option(names = "--nranks", paramLabel = "N", defaultValue = "1", description = "world size (one process per GPU)")
+    int nranks;
+    @Option(names = "--id-file", paramLabel = "PATH", description = "where rank 0 writes the NCCL id for the others")
+    Path idFile;
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
+            description = "init and per-operation deadline (default ${DEFAULT-VALUE})")
+    long timeoutSeconds;
+    @Option(names = "--abort-test", description = "after the sweep, 64 MiB all-reduces until one fails; exit 3")
+    boolean abortTest;
+    @Option(names = "--probe", description = "print the host cost per call of each enqueue path")
+    boolean probe;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+
+    @Spec
+    CommandSpec spec;
 
     private NcclSelfCheck() {
     }
 
-    public static void main(String[] args) throws Exception {
-        long minBytes = 8;
-        long maxBytes = 1L << 30;
-        long factor = 2;
-        int iters = 20;
-        int warmup = 5;
-        Integer device = NcclCommunicatorFactory.deviceFromEnvironment(System.getenv());
-        boolean check = true;
-        int rank = 0;
-        int nranks = 1;
-        String idFile = null;
-        long timeoutSeconds = 120;
-        boolean abortTest = false;
-        boolean probe = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "-b" -> minBytes = parseSize(args[++i]);
-                case "-e" -> maxBytes = parseSize(args[++i]);
-                case "-f" -> factor = Long.parseLong(args[++i]);
-                case "-n" -> iters = Integer.parseInt(args[++i]);
-                case "-w" -> warmup = Integer.parseInt(args[++i]);
-                case "-d" -> device = Integer.parseInt(args[++i]);
-                case "--no-check" -> check = false;
-                case "--rank" -> rank = Integer.parseInt(args[++i]);
-                case "--nranks" -> nranks = Integer.parseInt(args[++i]);
-                case "--id-file" -> idFile = args[++i];
-                case "--timeout" -> timeoutSeconds = Long.parseLong(args[++i]);
-                case "--abort-test" -> abortTest = true;
-                case "--probe" -> probe = true;
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; " + USAGE);
+    /** Exit 0 = checked and measured, 1 = a check failed or NCCL is unavailable, 2 = bad arguments, 3 = abort test. */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** Bad arguments: one line on stderr and exit 2, as the launcher does. */
+    static CommandLine commandLine() {
+        return new CommandLine(new NcclSelfCheck()).setParameterExceptionHandler((e, args) -> {
+            e.getCommandLine().getErr().println("allsum-selfcheck: " + e.getMessage() + " (--help lists the options)");
+            return 2;
+        });
+    }
+
+    /** Sizes as nccl-tests writes them: 8, 64K, 16M, 1G. */
+    static final class Size implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return parseSize(value);
+            } catch (RuntimeException e) {
+                throw new CommandLine.TypeConversionException("not a size: '" + value + "' (e.g. 8, 64K, 16M, 1G)");
             }
         }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (device == null) {
+            device = NcclCommunicatorFactory.deviceFromEnvironment(System.getenv());
+        }
+        boolean check = !noCheck;
+        if (nranks < 1 || rank < 0 || rank >= nranks) {
+            throw new ParameterException(spec.commandLine(), "--rank " + rank + " is outside [0, --nranks " + nranks + ")");
+        }
+        if (minBytes < 0 || maxBytes < minBytes || factor < 2 || iters < 1 || warmup < 0 || graphLaunches < 0
+                || timeoutSeconds < 1) {
+            throw new ParameterException(spec.commandLine(), "need 0 <= -b <= -e, -f >= 2, -n >= 1, -w >= 0, -G >= 0,"
+                    + " --timeout >= 1");
+        }
         if (nranks > 1 && idFile == null) {
-            throw new IllegalArgumentException("--nranks > 1 needs --id-file; " + USAGE);
+            throw new ParameterException(spec.commandLine(), "--nranks > 1 needs --id-file");
         }
         boolean print = rank == 0;
         long t0 = System.nanoTime();
@@ -80,7 +136,7 @@ public final class NcclSelfCheck {
                 throw new IllegalStateException("NCCL backend unavailable: " + factory.unavailableReason());
             }
             JoinContribution join = factory.prepareJoin(rank);
-            String uniqueId = nranks == 1 ? join.uniqueId() : exchangeId(join.uniqueId(), rank, Path.of(idFile));
+            String uniqueId = nranks == 1 ? join.uniqueId() : exchangeId(join.uniqueId(), rank, idFile);
             List<Member> members = new java.util.ArrayList<>();
             for (int r = 0; r < nranks; r++) {
                 members.add(new Member(r, "selfcheck-" + r, null, null, r == rank ? join.device() : null));
@@ -112,7 +168,7 @@ public final class NcclSelfCheck {
                         }
                     }
                 }
-                long wrong = sweep(comm, minBytes, maxBytes, factor, iters, warmup, print);
+                long wrong = sweep(comm, minBytes, maxBytes, factor, iters, warmup, graphLaunches, print);
                 if (failures > 0 || wrong > 0) {
                     throw new IllegalStateException("self check FAILED: " + failures + " op x dtype cases failed, "
                             + wrong + " wrong elements in the sweep");
@@ -121,10 +177,12 @@ public final class NcclSelfCheck {
                     System.out.println("# SELF CHECK OK");
                 }
                 if (abortTest) {
+                    // Exits here: closing an aborted communicator is not what this test measures.
                     System.exit(abortTest(comm, timeoutSeconds));
                 }
             }
         }
+        return 0;
     }
 
     /** Rank 0 writes the id to PATH (write, then rename); the others poll for it for 60 s. */
@@ -231,12 +289,18 @@ public final class NcclSelfCheck {
     }
 
     private static long sweep(Communicator comm, long minBytes, long maxBytes, long factor, int iters, int warmup,
-                               boolean print) {
+                               int graphLaunches, boolean print) {
+        NcclCommunicator graphs = graphLaunches > 0 && comm instanceof NcclCommunicator nccl ? nccl : null;
+        if (graphLaunches > 0 && graphs == null) {
+            throw new IllegalStateException("-G needs the NCCL backend");
+        }
         DataType type = DataType.FLOAT32;
         long maxCount = maxBytes / type.bytes();
         long bytesAll = maxCount * type.bytes();
         if (print) {
-            System.out.println("#");
+            System.out.println(graphs == null ? "#" : "# CUDA-graph mode (-G " + graphLaunches + "): time = GPU time of "
+                    + graphLaunches + " replays of a graph of " + iters + " all-reduces / (" + graphLaunches + " x "
+                    + iters + "); host(us) = host wall of capture, instantiation and replays per all-reduce");
             System.out.println("#                                                       out-of-place                          in-place");
             System.out.println("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  host(us)   jni(us)");
             System.out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          /call     /call");
@@ -275,14 +339,24 @@ public final class NcclSelfCheck {
                         }
                     });
                     long[] hostNanos = new long[1];
-                    long gpuNanos = comm.timeNanos(() -> {
+                    Runnable loop = () -> {
                         long h0 = System.nanoTime();
                         for (int it = 0; it < iters; it++) {
                             comm.allReduce(in, out, count, type, ReduceOp.SUM);
                         }
                         hostNanos[0] = System.nanoTime() - h0;
-                    });
-                    double us = gpuNanos / 1e3 / iters;
+                    };
+                    long calls = iters;
+                    long gpuNanos;
+                    if (graphs == null) {
+                        gpuNanos = comm.timeNanos(loop);
+                    } else {
+                        long h0 = System.nanoTime();
+                        gpuNanos = graphs.graphTimeNanos(loop, graphLaunches);
+                        calls = (long) iters * graphLaunches;
+                        hostNanos[0] = System.nanoTime() - h0;
+                    }
+                    double us = gpuNanos / 1e3 / calls;
                     result[pass * 3] = us;
                     result[pass * 3 + 1] = size / (us * 1e3);
                     result[pass * 3 + 2] = result[pass * 3 + 1] * factorBus;
@@ -302,8 +376,8 @@ public final class NcclSelfCheck {
                     }
                     wrong[pass] = bad;
                     if (pass == 0) {
-                        hostPerCall = hostNanos[0] / 1e3 / iters;
-                        if (comm instanceof NcclCommunicator nccl) {
+                        hostPerCall = hostNanos[0] / 1e3 / calls;
+                        if (graphs == null && comm instanceof NcclCommunicator nccl) {
                             jniPerCall = nccl.bareAllReduceHostNanos(in, out, count, iters) / 1e3 / iters;
                         }
                     }

@@ -62,6 +62,19 @@ class NcclCommunicatorFactoryTest {
     }
 
     @Test
+    void createRejectsAUniqueIdThatIsNotBase64WithoutRepeatingIt() {
+        try (NcclCommunicatorFactory factory = new NcclCommunicatorFactory(null)) {
+            String notBase64 = "secret-id-%%%";
+            GroupView view = new GroupView("g", 1, 2, Backend.NCCL, notBase64, List.of());
+            assertThatThrownBy(() -> factory.create(view, 1, Duration.ofSeconds(1)))
+                    .isInstanceOf(CommException.class)
+                    .hasMessageContaining("init failed on rank 1")
+                    .hasMessageContaining("not base64")
+                    .hasMessageNotContaining(notBase64);
+        }
+    }
+
+    @Test
     void createRejectsARingGroup() {
         try (NcclCommunicatorFactory factory = new NcclCommunicatorFactory(null)) {
             GroupView view = new GroupView("g", 1, 2, Backend.RING, null, List.of());

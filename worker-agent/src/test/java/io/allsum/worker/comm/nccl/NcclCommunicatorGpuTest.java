@@ -89,6 +89,35 @@ class NcclCommunicatorGpuTest {
     }
 
     @Test
+    void graphReplaysTheCapturedAllReducesAndTheStreamStaysUsable() {
+        int count = 256;
+        try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
+            ByteBuffer host = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < count; i++) {
+                host.putFloat(i - 100f);
+            }
+            send.copyFromHost(host.flip(), 0);
+            NcclCommunicator nccl = (NcclCommunicator) comm;
+            long nanos = nccl.graphTimeNanos(() -> {
+                for (int i = 0; i < 10; i++) {
+                    comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+                }
+            }, 3);
+            assertThat(nanos).isPositive();
+            ByteBuffer back = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+            recv.copyToHost(back, 0);
+            for (int i = 0; i < count; i++) {
+                assertThat(back.getFloat(i * 4)).isEqualTo(i - 100f);
+            }
+            // A body that fails mid-capture ends the capture: the next plain call still works.
+            assertThatThrownBy(() -> nccl.graphTimeNanos(() -> comm.allReduce(send, recv, count * 2L,
+                    DataType.FLOAT32, ReduceOp.SUM), 1)).isInstanceOf(CommException.class);
+            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+            assertThatThrownBy(() -> nccl.graphTimeNanos(() -> { }, 0)).hasMessageContaining("at least 1");
+        }
+    }
+
+    @Test
     void splitWithNegativeColorReturnsNullAndPositiveColorAWorkingCommunicator() {
         assertThat(comm.split(-1, 0)).isNull();
         try (Communicator sub = comm.split(0, 0)) {
