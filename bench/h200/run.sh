@@ -57,8 +57,8 @@ part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch
 }
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run
-  echo "## allsum ring, loopback probe"; $JAVA -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --probe -b 1M -e ${RINGB:-64M} -f 4
-  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.comm.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4; done
+  echo "## allsum ring, loopback probe"; $JAVA -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --probe -b 1M -e ${RINGB:-64M} -f 4
+  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4; done
   echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
 }
 

@@ -15,7 +15,7 @@ fi
 run() {
   # shellcheck disable=SC2086
   "$JAVA" ${JAVA_OPTS:--Xmx4g} --enable-native-access=ALL-UNNAMED -cp "$JAR" \
-    -Dloader.main=io.allsum.worker.comm.ring.RingBenchmark org.springframework.boot.loader.launch.PropertiesLauncher "$@"
+    -Dloader.main=io.allsum.worker.bench.RingBenchmark org.springframework.boot.loader.launch.PropertiesLauncher "$@"
 }
 echo "# host: $(uname -srm), $(nproc) cpus, $("$JAVA" -version 2>&1 | head -1)"
 run --probe "$@"

@@ -11,6 +11,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
 import io.allsum.launcher.bench.RendezvousBenchmark;
@@ -73,11 +74,11 @@ public final class AllsumCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSize.Converter.class,
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
             defaultValue = "8", description = "Smallest size of the sweep, e.g. 8, 1K, 64M (default ${DEFAULT-VALUE}).")
     long minBytes;
 
-    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSize.Converter.class,
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
             defaultValue = "64M", description = "Largest size of the sweep (default ${DEFAULT-VALUE}).")
     long maxBytes;
 
@@ -256,7 +257,7 @@ public final class AllsumCommand implements Callable<Integer> {
      */
     void preflight(int worldSize, Backend backend) {
         JobSpec submitted = jobSpec();
-        JobSpecRules.Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
+        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
                 JobSpecRules.Limits.DEFAULTS);
         if (v != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());

@@ -41,7 +41,7 @@ public final class DispatchBenchmark implements Callable<Integer> {
     @Option(names = "--warmup-jobs", defaultValue = "10", description = "Unmeasured jobs first (default ${DEFAULT-VALUE}).")
     int warmupJobs;
 
-    @Option(names = {"-b", "--bytes"}, defaultValue = "4", converter = ByteSize.Converter.class,
+    @Option(names = {"-b", "--bytes"}, defaultValue = "4", converter = ByteSizeConverter.class,
             description = "All-sum size in bytes (default ${DEFAULT-VALUE}: one float).")
     long bytes;
 

@@ -4,12 +4,10 @@ import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
-import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -72,7 +70,7 @@ public final class JobSession {
         }
     }
 
-    /** Polls the job until it is final, printing a progress line per finished size. */
+    /** Polls the job until it is final, printing a progress line per state change (rows come with the final state). */
     public Job follow(Job submitted, Deadline deadline) {
         return follow(submitted, deadline, j -> { });
     }
@@ -80,7 +78,6 @@ public final class JobSession {
     /** As {@link #follow(Job, Deadline)}; {@code onPoll} sees every state read, e.g. to note when it started running. */
     public Job follow(Job submitted, Deadline deadline, java.util.function.Consumer<Job> onPoll) {
         Job job = submitted;
-        int shownRows = 0;
         var lastState = job.state();
         progress.event("job " + job.jobId() + " submitted (" + job.state() + ")");
         while (!job.state().isFinal()) {
@@ -107,11 +104,7 @@ public final class JobSession {
                         progress.elapsedSeconds()));
                 lastState = job.state();
             }
-            if (!job.state().isFinal()) {
-                // Rows that arrive with the final state are in the table; only earlier ones are news.
-                shownRows = showNewRows(job, shownRows);
-            }
-            progress.status("job " + job.jobId() + " " + job.state() + ", " + shownRows + " sizes done");
+            progress.status("job " + job.jobId() + " " + job.state());
         }
         progress.done();
         return job;
@@ -122,16 +115,6 @@ public final class JobSession {
             case RUNNING -> "running: every rank has it";
             default -> job.state().toString();
         };
-    }
-
-    private int showNewRows(Job job, int shown) {
-        List<SizeResult> rows = job.results() == null ? List.of() : job.results();
-        for (int i = shown; i < rows.size(); i++) {
-            SizeResult r = rows.get(i);
-            progress.event(String.format(Locale.ROOT, "%s done: %.2f us, busbw %.2f GB/s, %d wrong",
-                    ByteSize.format(r.bytes()), r.timeMicros(), r.busBandwidthGBps(), Math.max(0, r.wrongElements())));
-        }
-        return Math.max(shown, rows.size());
     }
 
     private void cancelQuietly(Job job) {

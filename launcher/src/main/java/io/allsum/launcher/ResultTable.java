@@ -1,5 +1,6 @@
 package io.allsum.launcher;
 
+import io.allsum.model.format.NcclTestsTable;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.SizeResult;
@@ -11,7 +12,7 @@ import java.util.Locale;
 /**
  * Formats a job the way nccl-tests prints a run: '#' header lines (sweep parameters, one line per rank), one row
  * per size ({@code size count type redop root  time algbw busbw #wrong}), then the out-of-bounds and average
- * bus bandwidth footer. Rows use nccl-tests' printf widths so existing parsers of its output read ours.
+ * bus bandwidth footer. Columns, rows and footer are shared-model's {@link NcclTestsTable}.
  */
 public final class ResultTable {
 
@@ -46,10 +47,7 @@ public final class ResultTable {
                     r.endpoint() == null ? "" : " [" + r.endpoint() + "]"));
         }
         out.append("#\n");
-        String mode = s.inPlace() ? "in-place" : "out-of-place";
-        out.append(String.format(Locale.ROOT, "#%62s%s%n", "", mode));
-        out.append("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
-        out.append("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       \n");
+        out.append(NcclTestsTable.columnHeader(s.inPlace() ? "in-place" : "out-of-place"));
         return out.toString();
     }
 
@@ -57,10 +55,8 @@ public final class ResultTable {
         JobSpec s = spec.withDefaults();
         String redop = s.op().reduces() ? s.redop().toString() : "none";
         int root = s.op().rooted() ? s.root() : -1;
-        String wrong = r.wrongElements() < 0 ? "N/A" : Long.toString(r.wrongElements());
-        return String.format(Locale.ROOT, "%12d  %12d  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %5s",
-                r.bytes(), r.count(), s.dtype().ncclTestsName(), redop, root, time(r.timeMicros()),
-                r.algBandwidthGBps(), r.busBandwidthGBps(), wrong);
+        return NcclTestsTable.row(new NcclTestsTable.Row(r.bytes(), r.count(), s.dtype(), redop, root,
+                r.timeMicros(), r.algBandwidthGBps(), r.busBandwidthGBps(), r.wrongElements()));
     }
 
     public static String footer(Job job) {
@@ -68,12 +64,7 @@ public final class ResultTable {
         long wrong = totalWrongElements(job);
         boolean verified = results.stream().allMatch(r -> r.wrongElements() >= 0);
         double avgBusBw = results.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
-        StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "# Out of bounds values : %d %s%n", wrong,
-                !verified ? "N/A" : wrong == 0 && results.size() > 0 ? "OK" : "FAILED"));
-        out.append(String.format(Locale.ROOT, "# Avg bus bandwidth    : %.4f %n", avgBusBw));
-        out.append("#\n");
-        return out.toString();
+        return NcclTestsTable.footer(wrong, verified, results.size(), avgBusBw);
     }
 
     /** The whole table: header, a row per size, footer. */
@@ -95,17 +86,6 @@ public final class ResultTable {
     public static long totalWrongElements(Job job) {
         List<SizeResult> results = job.results() == null ? new ArrayList<>() : job.results();
         return results.stream().mapToLong(SizeResult::wrongElements).filter(w -> w > 0).sum();
-    }
-
-    /** nccl-tests keeps the time column 7 wide by dropping decimals as the value grows. */
-    static String time(double micros) {
-        if (micros >= 10000.0) {
-            return String.format(Locale.ROOT, "%7.0f", micros);
-        }
-        if (micros >= 100.0) {
-            return String.format(Locale.ROOT, "%7.1f", micros);
-        }
-        return String.format(Locale.ROOT, "%7.2f", micros);
     }
 
     private static String orDash(String s) {

@@ -31,13 +31,6 @@ class ResultTableTest {
     }
 
     @Test
-    void timeColumnDropsDecimalsAsItGrows() {
-        assertThat(ResultTable.time(12.345)).isEqualTo("  12.35");
-        assertThat(ResultTable.time(123.45)).isEqualTo("  123.5");
-        assertThat(ResultTable.time(12345.6)).isEqualTo("  12346");
-    }
-
-    @Test
     void nonReducingOpsShowNoneAndRootedOpsShowTheRoot() {
         JobSpec gather = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 8L, 8L, 2, 1, 0,
                 false, true, 60);

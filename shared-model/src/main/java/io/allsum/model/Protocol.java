@@ -29,7 +29,6 @@ public final class Protocol {
     public static final String WAIT_PARAM = "wait";
     public static final int DEFAULT_JOIN_WAIT_SECONDS = 30;
 
-    public static final String TOKEN_ENV = "ALLSUM_TOKEN";
     /**
      * Response header on every answer: the server's incarnation, chosen at random when it starts. A new value means
      * the server restarted and holds none of the old groups, generations or job sequence numbers.

@@ -6,6 +6,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.problem.Violation;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -211,10 +212,9 @@ final class GroupJobs {
                         + ") failed: " + (report.error() == null || report.error().isBlank() ? "no error given" : report.error()));
                 return null;
             }
-            String problem = ResultAggregator.problemWith(report, job.sizes);
+            Violation problem = ResultAggregator.problemWith(report, job.sizes);
             if (problem != null) {
-                throw JobProblems.badField(problem.substring(0, problem.indexOf(':')),
-                        "rank " + report.rank() + " " + problem.substring(problem.indexOf(':') + 2));
+                throw JobProblems.badField(problem);
             }
             job.reports.put(report.rank(), report);
             if (job.reports.size() == job.worldSize) {

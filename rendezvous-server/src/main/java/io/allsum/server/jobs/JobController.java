@@ -5,6 +5,7 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.server.web.LongPollWait;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -64,12 +65,10 @@ class JobController {
                                                        @RequestParam String instanceId,
                                                        @RequestParam(defaultValue = "0") long after,
                                                        @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer wait) {
-        Duration requested = wait == null ? null : Duration.ofSeconds(wait);
-        long waitMillis = (requested == null ? properties.defaultWait() : requested).toMillis();
-        long asyncTimeout = Math.min(Math.max(waitMillis, 0), properties.maxWait().toMillis()) + ASYNC_MARGIN_MILLIS;
-        DeferredResult<ResponseEntity<JobAssignment>> answer =
-                new DeferredResult<>(asyncTimeout, () -> ResponseEntity.noContent().build());
-        var future = jobs.next(group, rank, instanceId, after, requested);
+        Duration resolved = LongPollWait.resolve(wait, properties.defaultWait(), properties.maxWait());
+        DeferredResult<ResponseEntity<JobAssignment>> answer = new DeferredResult<>(
+                resolved.toMillis() + ASYNC_MARGIN_MILLIS, () -> ResponseEntity.noContent().build());
+        var future = jobs.next(group, rank, instanceId, after, resolved);
         answer.onCompletion(() -> future.cancel(false));
         future.whenComplete((assignment, error) -> {
             if (error != null) {

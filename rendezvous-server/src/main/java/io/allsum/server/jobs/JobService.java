@@ -8,6 +8,7 @@ import io.allsum.model.jobs.RankReport;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.server.rendezvous.GroupDirectory;
 import io.allsum.server.rendezvous.GroupDirectory.CurrentGeneration;
+import io.allsum.server.web.ProblemException;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,8 +147,9 @@ public class JobService implements DisposableBean {
 
     /**
      * The worker's long-poll: completes with the next job after {@code after} as soon as there is one in the group's
-     * current complete generation, or empty once {@code wait} ran out. Errors known at once are thrown; later ones
-     * (the group removed, the worker no longer a member) complete the future exceptionally.
+     * current complete generation, or empty once {@code wait} (resolved by {@code LongPollWait}) ran out. Errors
+     * known at once are thrown; later ones (the group removed, the worker no longer a member) complete the future
+     * exceptionally.
      */
     public CompletableFuture<Optional<JobAssignment>> next(String group, int rank, String instanceId, long after,
                                                            Duration wait) {
@@ -160,19 +162,12 @@ public class JobService implements DisposableBean {
         if (after < 0) {
             throw JobProblems.badField("after", "must be the last seq received, or 0 for none; was " + after);
         }
-        Duration effectiveWait = wait == null ? properties.defaultWait() : wait;
-        if (effectiveWait.isNegative()) {
-            throw JobProblems.badField("wait", "must be >= 0 seconds, was " + effectiveWait.toSeconds());
-        }
-        if (effectiveWait.compareTo(properties.maxWait()) > 0) {
-            effectiveWait = properties.maxWait();
-        }
-        Poll poll = new Poll(group, rank, instanceId, after, System.nanoTime() + effectiveWait.toNanos());
+        Poll poll = new Poll(group, rank, instanceId, after, System.nanoTime() + wait.toNanos());
         Attempt first = attempt(poll);
         if (first.assignment() != null) {
             return CompletableFuture.completedFuture(Optional.of(first.assignment()));
         }
-        poll.timeout.completeOnTimeout(null, effectiveWait.toNanos(), TimeUnit.NANOSECONDS);
+        poll.timeout.completeOnTimeout(null, wait.toNanos(), TimeUnit.NANOSECONDS);
         // A client that went away stops the poll, so that no job is handed to nobody.
         poll.result.whenComplete((r, e) -> poll.timeout.complete(null));
         armOrExpire(poll, first.signal());
@@ -247,19 +242,19 @@ public class JobService implements DisposableBean {
         }
     }
 
-    private static RuntimeException generationOver(CurrentGeneration current, String failure) {
+    private static ProblemException generationOver(CurrentGeneration current, String failure) {
         if (current.state() == GenerationState.FAILED) {
-            return JobProblems.conflict(failure != null ? failure + "; join again to receive jobs"
+            return JobProblems.generationFailed(failure != null ? failure + "; join again to receive jobs"
                     : "generation " + current.generation() + " of group '" + current.group()
                     + "' failed; join again to receive jobs");
         }
-        return JobProblems.conflict("the generation this rank served is over: group '" + current.group()
+        return JobProblems.notAMember("the generation this rank served is over: group '" + current.group()
                 + "' is forming generation " + current.generation() + "; join it to receive jobs");
     }
 
     private void requireMember(String group, int rank, String instanceId) {
         if (!directory.isMember(group, rank, instanceId)) {
-            throw JobProblems.conflict("rank " + rank + " with instanceId '" + instanceId
+            throw JobProblems.notAMember("rank " + rank + " with instanceId '" + instanceId
                     + "' is not a member of the current generation of group '" + group + "'; join it first");
         }
     }

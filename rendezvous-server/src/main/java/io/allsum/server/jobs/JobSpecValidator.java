@@ -3,15 +3,13 @@ package io.allsum.server.jobs;
 import io.allsum.model.Backend;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
+import io.allsum.model.problem.Violation;
 
 /**
  * Checks a submitted {@link JobSpec} and fills in its defaults. Every rejection names the offending field, so that
  * a user sees at once which option to change.
  */
 final class JobSpecValidator {
-
-    static final int MAX_ITERATIONS = JobSpecRules.MAX_ITERATIONS;
-    static final int MAX_TIMEOUT_SECONDS = JobSpecRules.MAX_TIMEOUT_SECONDS;
 
     private final JobsProperties properties;
 
@@ -32,20 +30,13 @@ final class JobSpecValidator {
         if (submitted == null) {
             throw JobProblems.badField("body", "a job spec (JSON object) is required; {} takes every default");
         }
-        JobSpec s = submitted.timeoutSeconds() != null ? submitted.withDefaults()
-                : withTimeout(submitted, (int) Math.min(Integer.MAX_VALUE, properties.defaultTimeout().toSeconds()))
-                .withDefaults();
+        JobSpec s = submitted.withDefaults((int) Math.min(Integer.MAX_VALUE, properties.defaultTimeout().toSeconds()));
         // The rules live in shared-model so that the allsum command refuses the same specs before starting anything.
-        JobSpecRules.Violation v = JobSpecRules.firstViolation(submitted, s, worldSize, backend,
+        Violation v = JobSpecRules.firstViolation(submitted, s, worldSize, backend,
                 new JobSpecRules.Limits(properties.maxBytes(), properties.maxSweepSizes()));
         if (v != null) {
-            throw JobProblems.badField(v.field(), v.message());
+            throw JobProblems.badField(v);
         }
         return s;
-    }
-
-    private static JobSpec withTimeout(JobSpec s, int timeoutSeconds) {
-        return new JobSpec(s.op(), s.dtype(), s.redop(), s.root(), s.minBytes(), s.maxBytes(), s.stepFactor(),
-                s.iterations(), s.warmupIterations(), s.inPlace(), s.verify(), timeoutSeconds);
     }
 }

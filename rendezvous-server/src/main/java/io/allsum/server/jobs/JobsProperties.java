@@ -1,15 +1,21 @@
 package io.allsum.server.jobs;
 
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobSpecRules;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
 
 /**
- * Settings of the job sequencer ({@code allsum.jobs.*}); every one has a default here so that the server runs with
- * no configuration at all.
+ * {@code allsum.jobs.*}: settings of the job sequencer; the defaults here are the only place they are written
+ * (docs/jobs.md, "Configuration", describes them).
  *
  * @param maxWait             the longest a worker's long-poll for the next job may wait on the server
- * @param defaultWait         how long a long-poll waits when the request names no {@code wait}
+ * @param defaultWait         how long a long-poll waits when the request names no {@code wait} (at most max-wait)
  * @param history             jobs kept per group; the oldest finished ones are dropped beyond it
  * @param defaultTimeout      a job's deadline after dispatch when its spec names no {@code timeoutSeconds}
  * @param maxSweepSizes       the most sizes one sweep may have
@@ -20,59 +26,43 @@ import java.time.Duration;
  * @param maxAge              ended jobs older than this are deleted from the history
  * @param cleanupInterval     how often the retention (history per group, max age) is enforced
  */
+@Validated
 @ConfigurationProperties("allsum.jobs")
-public record JobsProperties(Duration maxWait, Duration defaultWait, Integer history, Duration defaultTimeout,
-                             Integer maxSweepSizes, Long maxBytes, Duration sweepInterval,
-                             Duration retainRemovedGroups, Duration maxAge, Duration cleanupInterval) {
-
-    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(60);
-    public static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
-    public static final int DEFAULT_HISTORY = 1000;
-    public static final int DEFAULT_MAX_SWEEP_SIZES = io.allsum.model.jobs.JobSpecRules.DEFAULT_MAX_SWEEP_SIZES;
-    public static final long DEFAULT_MAX_BYTES = io.allsum.model.jobs.JobSpecRules.DEFAULT_MAX_BYTES;
-    public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
-    public static final Duration DEFAULT_RETAIN_REMOVED_GROUPS = Duration.ofMinutes(10);
-    public static final Duration DEFAULT_MAX_AGE = Duration.ofDays(30);
-    public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofMinutes(10);
+public record JobsProperties(
+        @NotNull @DefaultValue("60s") Duration maxWait,
+        @NotNull @DefaultValue("30s") Duration defaultWait,
+        @Min(1) @DefaultValue("1000") int history,
+        @NotNull @DefaultValue(JobSpec.DEFAULT_TIMEOUT_SECONDS + "s") Duration defaultTimeout,
+        @Min(1) @DefaultValue("" + JobSpecRules.DEFAULT_MAX_SWEEP_SIZES) int maxSweepSizes,
+        @Min(1) @DefaultValue("" + JobSpecRules.DEFAULT_MAX_BYTES) long maxBytes,
+        @NotNull @DefaultValue("1s") Duration sweepInterval,
+        @NotNull @DefaultValue("10m") Duration retainRemovedGroups,
+        @NotNull @DefaultValue("30d") Duration maxAge,
+        @NotNull @DefaultValue("10m") Duration cleanupInterval) {
 
     public JobsProperties {
-        maxWait = positive(maxWait, DEFAULT_MAX_WAIT, "max-wait");
-        defaultWait = defaultWait != null ? defaultWait : DEFAULT_WAIT;
-        if (defaultWait.isNegative() || defaultWait.compareTo(maxWait) > 0) {
-            defaultWait = maxWait;
+        requirePositive("max-wait", maxWait);
+        requirePositive("default-timeout", defaultTimeout);
+        requirePositive("sweep-interval", sweepInterval);
+        requirePositive("max-age", maxAge);
+        requirePositive("cleanup-interval", cleanupInterval);
+        if (defaultWait != null && defaultWait.isNegative()) {
+            throw new IllegalArgumentException("allsum.jobs.default-wait must not be negative, got " + defaultWait);
         }
-        history = history != null ? history : DEFAULT_HISTORY;
         if (history < 1) {
-            throw new IllegalArgumentException("allsum.jobs.history must be at least 1, was " + history);
+            throw new IllegalArgumentException("allsum.jobs.history must be at least 1, got " + history);
         }
-        defaultTimeout = positive(defaultTimeout, Duration.ofSeconds(io.allsum.model.jobs.JobSpec.DEFAULT_TIMEOUT_SECONDS),
-                "default-timeout");
-        maxSweepSizes = maxSweepSizes != null ? maxSweepSizes : DEFAULT_MAX_SWEEP_SIZES;
         if (maxSweepSizes < 1) {
-            throw new IllegalArgumentException("allsum.jobs.max-sweep-sizes must be at least 1, was " + maxSweepSizes);
+            throw new IllegalArgumentException("allsum.jobs.max-sweep-sizes must be at least 1, got " + maxSweepSizes);
         }
-        maxBytes = maxBytes != null ? maxBytes : DEFAULT_MAX_BYTES;
         if (maxBytes < 1) {
-            throw new IllegalArgumentException("allsum.jobs.max-bytes must be at least 1, was " + maxBytes);
+            throw new IllegalArgumentException("allsum.jobs.max-bytes must be at least 1, got " + maxBytes);
         }
-        sweepInterval = positive(sweepInterval, DEFAULT_SWEEP_INTERVAL, "sweep-interval");
-        retainRemovedGroups = retainRemovedGroups != null ? retainRemovedGroups : DEFAULT_RETAIN_REMOVED_GROUPS;
-        maxAge = positive(maxAge, DEFAULT_MAX_AGE, "max-age");
-        cleanupInterval = positive(cleanupInterval, DEFAULT_CLEANUP_INTERVAL, "cleanup-interval");
     }
 
-    /** Every default. */
-    public static JobsProperties defaults() {
-        return new JobsProperties(null, null, null, null, null, null, null, null, null, null);
-    }
-
-    private static Duration positive(Duration value, Duration fallback, String name) {
-        if (value == null) {
-            return fallback;
+    private static void requirePositive(String name, Duration value) {
+        if (value != null && (value.isNegative() || value.isZero())) {
+            throw new IllegalArgumentException("allsum.jobs." + name + " must be positive, got " + value);
         }
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException("allsum.jobs." + name + " must be positive, was " + value);
-        }
-        return value;
     }
 }

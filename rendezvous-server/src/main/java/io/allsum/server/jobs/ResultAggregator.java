@@ -4,6 +4,7 @@ import io.allsum.model.CollectiveOp;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.problem.Violation;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,27 +28,31 @@ final class ResultAggregator {
 
     /**
      * Checks that one rank's successful report has exactly one result per size of the sweep, in order, with sane
-     * numbers; returns a description of the first problem, or null when the report is usable.
+     * numbers; returns the first broken rule (the message names the rank), or null when the report is usable.
      */
-    static String problemWith(RankReport report, List<Long> sizes) {
+    static Violation problemWith(RankReport report, List<Long> sizes) {
         List<RankSizeResult> results = report.results();
+        String rank = "rank " + report.rank() + " ";
         if (results == null || results.size() != sizes.size()) {
-            return "results: expected one entry per size of the sweep " + sizes + ", got "
-                    + (results == null ? "none" : results.size());
+            return new Violation("results", rank + "expected one entry per size of the sweep " + sizes + ", got "
+                    + (results == null ? "none" : results.size()));
         }
         for (int i = 0; i < sizes.size(); i++) {
             RankSizeResult r = results.get(i);
             if (r == null || r.bytes() != sizes.get(i)) {
-                return "results[" + i + "].bytes: expected " + sizes.get(i) + ", got " + (r == null ? "null" : r.bytes());
+                return new Violation("results[" + i + "].bytes", rank + "expected " + sizes.get(i)
+                        + ", got " + (r == null ? "null" : r.bytes()));
             }
             if (!Double.isFinite(r.timeMicros()) || r.timeMicros() < 0) {
-                return "results[" + i + "].timeMicros: must be a finite time >= 0, got " + r.timeMicros();
+                return new Violation("results[" + i + "].timeMicros", rank
+                        + "must be a finite time >= 0, got " + r.timeMicros());
             }
             if (r.wrongElements() < -1) {
-                return "results[" + i + "].wrongElements: must be >= 0, or -1 when not verified, got " + r.wrongElements();
+                return new Violation("results[" + i + "].wrongElements", rank
+                        + "must be >= 0, or -1 when not verified, got " + r.wrongElements());
             }
             if (r.count() < 0) {
-                return "results[" + i + "].count: must be >= 0, got " + r.count();
+                return new Violation("results[" + i + "].count", rank + "must be >= 0, got " + r.count());
             }
         }
         return null;

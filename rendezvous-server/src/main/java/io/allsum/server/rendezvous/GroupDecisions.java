@@ -2,6 +2,7 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.server.web.ProblemException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,8 +25,8 @@ final class GroupDecisions {
 
     /** Refuse the request with this problem; the group is unchanged. */
     record Reject(ProblemCode code, String detail, Duration retryAfter) implements Action {
-        RendezvousException exception() {
-            RendezvousException e = new RendezvousException(code, detail);
+        ProblemException exception() {
+            ProblemException e = new ProblemException(code, detail);
             if (retryAfter != null) {
                 e.retryAfter(retryAfter);
             }
@@ -35,8 +36,8 @@ final class GroupDecisions {
 
     /** Refuse the request as invalid (400) naming the field; the group is unchanged. */
     record Invalid(String field, String message) implements Action {
-        RendezvousException exception() {
-            return RendezvousException.invalid(field, message);
+        ProblemException exception() {
+            return ProblemException.invalid(field, message);
         }
     }
 

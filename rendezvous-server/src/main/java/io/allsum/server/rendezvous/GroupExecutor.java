@@ -14,6 +14,7 @@ import io.allsum.server.rendezvous.GroupDecisions.Withdraw;
 import io.allsum.server.rendezvous.GroupDirectory.GenerationCompleted;
 import io.allsum.server.rendezvous.GroupDirectory.GenerationFailed;
 import io.allsum.server.rendezvous.GroupDirectory.GroupRemoved;
+import io.allsum.server.web.ProblemException;
 import io.allsum.server.web.ServerEpoch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,7 +154,7 @@ class GroupExecutor {
         group.fail(reason);
         List<Waiter> waiting = takeWaiters(group, null);
         long next = group.generation() + 1;
-        effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(new RendezvousException(
+        effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(new ProblemException(
                 ProblemCode.GENERATION_FAILED, reason + "; join again to enter generation " + next))));
         meters.generationFailed(failure.cause());
         group.queueEvent(new GenerationFailed(group.name(), group.generation(), reason));
@@ -166,7 +167,7 @@ class GroupExecutor {
         List<Waiter> own = takeWaiters(group, slot);
         String detail = slot.describe() + " left group '" + group.name() + "' while this join waited";
         effects.add(() -> own.forEach(waiter -> waiter.answer().completeExceptionally(
-                new RendezvousException(ProblemCode.NOT_A_MEMBER, detail))));
+                new ProblemException(ProblemCode.NOT_A_MEMBER, detail))));
     }
 
     private void remove(Group group, String why, Effects effects) {
@@ -174,7 +175,7 @@ class GroupExecutor {
         List<Waiter> waiting = takeWaiters(group, null);
         String detail = "group '" + group.name() + "' was " + why + " while this join waited";
         effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(
-                new RendezvousException(ProblemCode.GROUP_CLOSED, detail))));
+                new ProblemException(ProblemCode.GROUP_CLOSED, detail))));
         group.queueEvent(new GroupRemoved(group.name(), why));
     }
 

@@ -2,7 +2,7 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.JoinPending;
 
-/** What a join gets: the complete group (200) or where it stands (202). Errors travel as RendezvousException. */
+/** What a join gets: the complete group (200) or where it stands (202). Errors travel as ProblemException. */
 public sealed interface JoinAnswer {
 
     /** @param delivery counts this answer towards the delivery timer; null for a repeated answer */

@@ -4,6 +4,7 @@ import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
 import io.allsum.model.rendezvous.UniqueId;
+import io.allsum.server.web.ProblemException;
 
 /**
  * A join request validated once at the edge: non-null fields, the unique id decoded once (by the validator's
@@ -16,11 +17,11 @@ import io.allsum.model.rendezvous.UniqueId;
 record Joiner(String group, int rank, int worldSize, String instanceId, Backend backend, UniqueId uniqueId,
               String endpoint, String host, String device, long lastGeneration) {
 
-    /** @throws RendezvousException 400 naming every violation */
+    /** @throws ProblemException 400 naming every violation */
     static Joiner from(JoinRequest request, JoinRequestValidator validator) {
         JoinRequestValidator.Checked checked = validator.check(request);
         if (!checked.isValid()) {
-            throw RendezvousException.invalid(checked.violations());
+            throw ProblemException.invalid(checked.violations());
         }
         return new Joiner(request.group(), request.rank(), request.worldSize(), request.instanceId(),
                 request.backend(), checked.uniqueId(),

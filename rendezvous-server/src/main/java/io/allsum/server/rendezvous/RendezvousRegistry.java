@@ -12,6 +12,7 @@ import io.allsum.server.rendezvous.GroupDecisions.Park;
 import io.allsum.server.rendezvous.GroupDecisions.Reject;
 import io.allsum.server.rendezvous.GroupDecisions.Respond;
 import io.allsum.server.rendezvous.GroupExecutor.Effects;
+import io.allsum.server.web.ProblemException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -51,9 +52,9 @@ public class RendezvousRegistry implements GroupDirectory {
     /**
      * Joins {@code joiner.rank()} into its group's current generation. The future completes with the group once
      * every rank is in, with where it stands when {@code wait} runs out, or exceptionally with a
-     * {@link RendezvousException} when the generation fails or the group closes meanwhile.
+     * {@link ProblemException} when the generation fails or the group closes meanwhile.
      *
-     * @throws RendezvousException when the join conflicts with the group
+     * @throws ProblemException when the join conflicts with the group
      */
     CompletableFuture<JoinAnswer> join(Joiner joiner, Duration wait) {
         while (true) {
@@ -109,7 +110,7 @@ public class RendezvousRegistry implements GroupDirectory {
             return existing;
         }
         if (groups.size() >= properties.maxGroups()) {
-            throw new RendezvousException(ProblemCode.GROUP_LIMIT, "the server holds its maximum of "
+            throw new ProblemException(ProblemCode.GROUP_LIMIT, "the server holds its maximum of "
                     + properties.maxGroups() + " groups, so group '" + joiner.group() + "' cannot be created")
                     .retryAfter(GROUP_LIMIT_RETRY);
         }
@@ -166,7 +167,7 @@ public class RendezvousRegistry implements GroupDirectory {
     void close(String groupName) {
         Group group = groups.remove(groupName);
         if (group == null) {
-            throw RendezvousException.unknownGroup(groupName);
+            throw unknownGroup(groupName);
         }
         Effects effects = new Effects();
         group.lock().lock();
@@ -249,18 +250,22 @@ public class RendezvousRegistry implements GroupDirectory {
         });
     }
 
+    private static ProblemException unknownGroup(String groupName) {
+        return new ProblemException(ProblemCode.UNKNOWN_GROUP, "group '" + groupName + "' does not exist");
+    }
+
     // ---- locking
 
     private <T> T withGroup(String groupName, BiFunction<Group, Effects, T> action) {
         Group group = groups.get(groupName);
         if (group == null) {
-            throw RendezvousException.unknownGroup(groupName);
+            throw unknownGroup(groupName);
         }
         Effects effects = new Effects();
         group.lock().lock();
         try {
             if (group.isRemoved()) {
-                throw RendezvousException.unknownGroup(groupName);
+                throw unknownGroup(groupName);
             }
             return action.apply(group, effects);
         } finally {

@@ -5,6 +5,7 @@ import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
+import io.allsum.server.web.ProblemException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ final class RendezvousRequests {
 
     static void requireGroupName(String group) {
         if (group == null || !Protocol.GROUP_NAME.matcher(group).matches()) {
-            throw RendezvousException.invalid("group", "must match " + Protocol.GROUP_NAME.pattern());
+            throw ProblemException.invalid("group", "must match " + Protocol.GROUP_NAME.pattern());
         }
     }
 
@@ -34,7 +35,7 @@ final class RendezvousRequests {
     static FailureReport valid(String group, FailureReport report) {
         requireGroupName(group);
         if (report == null) {
-            throw RendezvousException.invalid("body", "a JSON object is required");
+            throw ProblemException.invalid("body", "a JSON object is required");
         }
         List<Violation> violations = new ArrayList<>(
                 missing(report.reporterRank(), report.instanceId(), report.generation()));
@@ -44,7 +45,7 @@ final class RendezvousRequests {
         }
         requireNone(violations);
         if (report.reason() != null && report.reason().length() > MAX_REASON_LENGTH) {
-            throw RendezvousException.invalid("reason", "must be at most " + MAX_REASON_LENGTH + " characters");
+            throw ProblemException.invalid("reason", "must be at most " + MAX_REASON_LENGTH + " characters");
         }
         return report;
     }
@@ -59,7 +60,7 @@ final class RendezvousRequests {
 
     private static void requireNone(List<Violation> violations) {
         if (!violations.isEmpty()) {
-            throw RendezvousException.invalid(violations);
+            throw ProblemException.invalid(violations);
         }
     }
 

@@ -15,14 +15,18 @@ import java.util.Map;
  * A request that cannot be served, in the one error contract of the server (shared-model's
  * {@link ProblemCode}): Spring MVC renders it as an RFC 9457 problem with {@code status}, {@code title} (the code's),
  * {@code detail} (this occurrence), {@code code} and, for invalid requests, {@code violations}. Any feature throws
- * it (or a subclass) and the client sees the same shape.
+ * it and the client sees the same shape.
  */
 public class ProblemException extends ErrorResponseException {
 
     private final ProblemCode code;
 
     public ProblemException(ProblemCode code, String detail) {
-        super(HttpStatus.valueOf(code.status()), problem(code, detail), null);
+        this(code, detail, null);
+    }
+
+    public ProblemException(ProblemCode code, String detail, Throwable cause) {
+        super(HttpStatus.valueOf(code.status()), problem(code, detail), cause);
         this.code = code;
     }
 
@@ -45,7 +49,11 @@ public class ProblemException extends ErrorResponseException {
     }
 
     public static ProblemException invalid(String field, String message) {
-        return invalid(List.of(new Violation(field, message)));
+        return invalid(new Violation(field, message));
+    }
+
+    public static ProblemException invalid(Violation violation) {
+        return invalid(List.of(violation));
     }
 
     /** The {@code detail} of an invalid request: "field: message; field: message". */

@@ -3,10 +3,11 @@ package io.allsum.server.jobs;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
+import io.allsum.model.problem.ProblemCode;
+import io.allsum.server.web.ProblemException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
-import org.springframework.web.server.ResponseStatusException;
 
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
@@ -38,11 +39,12 @@ class GroupJobsTest {
         jobs.submit(JobSpec.allSum(8), 2);
         jobs.submit(JobSpec.allSum(8), 2);
 
-        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class,
+        ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> jobs.submit(JobSpec.allSum(8), 2));
 
+        assertThat(e.code()).isEqualTo(ProblemCode.TOO_MANY_JOBS);
         assertThat(e.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-        assertThat(e.getReason()).contains("2 unfinished jobs");
+        assertThat(e.getBody().getDetail()).contains("2 unfinished jobs");
     }
 
     @Test

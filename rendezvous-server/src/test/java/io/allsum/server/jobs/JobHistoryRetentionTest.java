@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,7 +25,8 @@ class JobHistoryRetentionTest {
     });
 
     private JobService service(int history, Duration maxAge) {
-        JobsProperties properties = new JobsProperties(null, null, history, null, null, null, null, null, maxAge, null);
+        JobsProperties properties = JobsSettings.with(Map.of("history", Integer.toString(history),
+                "max-age", maxAge.toMillis() + "ms"));
         return new JobService(directory, properties, new SimpleMeterRegistry(), store);
     }
 

@@ -5,14 +5,16 @@ import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.problem.ProblemCode;
+import io.allsum.server.web.ProblemException;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.http.HttpStatus;
-import org.springframework.web.server.ResponseStatusException;
 
-import java.time.Duration;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,7 +22,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class JobSpecValidatorTest {
 
-    private final JobSpecValidator validator = new JobSpecValidator(JobsProperties.defaults());
+    private final JobSpecValidator validator = new JobSpecValidator(JobsSettings.defaults());
 
     private static JobSpec spec(CollectiveOp op, ReduceOp redop, Integer root, Long min, Long max, Integer step,
                                 Integer iters, Integer warmup, Integer timeout) {
@@ -50,27 +52,29 @@ class JobSpecValidatorTest {
     @ParameterizedTest
     @MethodSource("badSpecs")
     void rejectsABadSpecNamingTheField(JobSpec bad, String field) {
-        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class, () -> validator.validate(bad, 4));
+        ProblemException e = catchThrowableOfType(ProblemException.class, () -> validator.validate(bad, 4));
 
         assertThat(e.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
-        assertThat(e.getReason()).startsWith(field + ":");
-        assertThat(e.getBody().getProperties()).containsEntry("field", field);
+        assertThat(e.code()).isEqualTo(ProblemCode.INVALID_REQUEST);
+        assertThat(e.getBody().getDetail()).startsWith(field + ":");
+        assertThat(e.getBody().getProperties().get("violations")).asInstanceOf(InstanceOfAssertFactories.LIST)
+                .singleElement().asInstanceOf(InstanceOfAssertFactories.MAP).containsEntry("field", field);
     }
 
     @Test
     void rejectsASweepLongerThanTheLimit() {
-        JobSpecValidator strict = new JobSpecValidator(new JobsProperties(null, null, null, null, 4, null, null, null, null, null));
+        JobSpecValidator strict = new JobSpecValidator(JobsSettings.with(Map.of("max-sweep-sizes", "4")));
 
-        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class,
+        ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> strict.validate(spec(null, null, null, 8L, 1024L, 2, null, null, null), 2));
 
-        assertThat(e.getReason()).startsWith("stepFactor:").contains("8 sizes");
+        assertThat(e.getBody().getDetail()).startsWith("stepFactor:").contains("8 sizes");
     }
 
     @Test
     void emptySpecTakesEveryDefaultAndTheConfiguredTimeout() {
         JobSpecValidator configured = new JobSpecValidator(
-                new JobsProperties(null, null, null, Duration.ofSeconds(42), null, null, null, null, null, null));
+                JobsSettings.with(Map.of("default-timeout", "42s")));
 
         JobSpec s = configured.validate(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null), 4);
 
@@ -98,10 +102,10 @@ class JobSpecValidatorTest {
         JobSpec avgFp8 = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT8_E4M3, ReduceOp.AVG, null, 8L, 64L, 2,
                 null, null, null, null, null);
 
-        ResponseStatusException e = catchThrowableOfType(ResponseStatusException.class,
+        ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> validator.validate(avgFp8, 2, Backend.NCCL));
 
-        assertThat(e.getReason()).startsWith("redop:").contains("NCCL has no avg for float8_e4m3");
+        assertThat(e.getBody().getDetail()).startsWith("redop:").contains("NCCL has no avg for float8_e4m3");
         assertThat(validator.validate(avgFp8, 2, Backend.RING).redop()).isEqualTo(ReduceOp.AVG);
     }
 }

@@ -3,6 +3,7 @@ package io.allsum.server.jobs;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.problem.Violation;
 import io.allsum.model.jobs.SizeResult;
 import org.junit.jupiter.api.Test;
 
@@ -85,11 +86,13 @@ class ResultAggregatorTest {
     void reportWithAMissingSizeIsRejectedNamingResults() {
         RankReport short1 = report(0, new RankSizeResult(8, 2, 10, 0));
 
-        assertThat(ResultAggregator.problemWith(short1, List.of(8L, 16L))).startsWith("results:");
+        Violation missing = ResultAggregator.problemWith(short1, List.of(8L, 16L));
+        assertThat(missing.field()).isEqualTo("results");
+        assertThat(missing.message()).startsWith("rank 0 ");
         assertThat(ResultAggregator.problemWith(report(0, new RankSizeResult(9, 2, 10, 0)), List.of(8L)))
-                .startsWith("results[0].bytes:");
+                .extracting(Violation::field).isEqualTo("results[0].bytes");
         assertThat(ResultAggregator.problemWith(report(0, new RankSizeResult(8, 2, Double.NaN, 0)), List.of(8L)))
-                .startsWith("results[0].timeMicros:");
+                .extracting(Violation::field).isEqualTo("results[0].timeMicros");
         assertThat(ResultAggregator.problemWith(report(0, new RankSizeResult(8, 2, 1, 0)), List.of(8L))).isNull();
     }
 }

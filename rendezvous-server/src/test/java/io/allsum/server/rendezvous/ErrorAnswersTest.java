@@ -5,12 +5,9 @@ import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinPending;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import tools.jackson.databind.JsonNode;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,18 +23,8 @@ import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every answer says which server incarnation gave it, and every refusal is a problem+json 4xx, whoever refuses. */
-@RendezvousServerTest
-class ErrorAnswersTest {
+class ErrorAnswersTest extends RendezvousHttpTestBase {
 
-    @LocalServerPort
-    int port;
-
-    RendezvousHttp http;
-
-    @BeforeEach
-    void client() {
-        http = new RendezvousHttp(port);
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"1.5", "1.0", "1e0"})
@@ -107,12 +94,7 @@ class ErrorAnswersTest {
     }
 
     private static void assertProblem(HttpResponse<String> response, int status, String code) {
-        assertThat(response.statusCode()).isEqualTo(status);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
-                type -> assertThat(type).startsWith(Protocol.PROBLEM_JSON));
-        JsonNode problem = RendezvousHttp.json(response);
-        assertThat(problem.path("status").asInt()).isEqualTo(status);
-        assertThat(problem.path("code").stringValue()).isEqualTo(code);
+        assertThat(problem(response, status).path("code").stringValue()).isEqualTo(code);
     }
 
     private record RawAnswer(int status, String head, String body) {

@@ -9,10 +9,8 @@ import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.server.rendezvous.RendezvousHttp;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -26,23 +24,12 @@ import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Failure reports, leaving, closing, and the next generation. */
-@RendezvousServerTest
-class GenerationLifecycleTest {
+class GenerationLifecycleTest extends RendezvousHttpTestBase {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-    @LocalServerPort
-    int port;
-
     @Autowired
     EventLog events;
-
-    RendezvousHttp http;
-
-    @BeforeEach
-    void client() {
-        http = new RendezvousHttp(port);
-    }
 
     @Test
     void heartbeatOfAnOldGenerationLearnsTheCurrentOneAndWhyTheOldFailed() {

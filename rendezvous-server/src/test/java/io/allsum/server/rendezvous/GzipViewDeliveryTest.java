@@ -2,9 +2,7 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinRequest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.test.web.server.LocalServerPort;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -22,20 +20,9 @@ import static io.allsum.server.rendezvous.RendezvousHttp.newUniqueId;
 import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
-@RendezvousServerTest
-class GzipViewDeliveryTest {
+class GzipViewDeliveryTest extends RendezvousHttpTestBase {
 
-    @LocalServerPort
-    int port;
-
-    RendezvousHttp http;
-    HttpClient client;
-
-    @BeforeEach
-    void client() {
-        http = new RendezvousHttp(port);
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    }
+    final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @Test
     void aWaitingRankThatAsksForGzipGetsTheSameViewGzipped() throws Exception {

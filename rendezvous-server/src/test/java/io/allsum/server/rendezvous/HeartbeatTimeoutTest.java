@@ -7,10 +7,8 @@ import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.server.rendezvous.RendezvousHttp;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
 
 import java.net.http.HttpResponse;
@@ -25,24 +23,13 @@ import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Silent members: a short heartbeat timeout keeps these fast; nothing asserts on how long anything took. */
-@RendezvousServerTest
 @TestPropertySource(properties = {"allsum.rendezvous.heartbeat-timeout=1s", "allsum.rendezvous.sweep-interval=100ms"})
-class HeartbeatTimeoutTest {
+class HeartbeatTimeoutTest extends RendezvousHttpTestBase {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-    @LocalServerPort
-    int port;
-
     @Autowired
     EventLog events;
-
-    RendezvousHttp http;
-
-    @BeforeEach
-    void client() {
-        http = new RendezvousHttp(port);
-    }
 
     @Test
     void heartbeatTimeoutFailsTheGenerationAndSurvivorsCompleteGenerationTwoWithANewId() {

@@ -1,9 +1,7 @@
 package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.JoinRequest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 
 import java.net.http.HttpRequest;
@@ -19,18 +17,8 @@ import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every 4xx of protocol v1, each a ProblemDetail whose detail names the offending field or rank. */
-@RendezvousServerTest
-class RendezvousErrorsTest {
+class RendezvousErrorsTest extends RendezvousHttpTestBase {
 
-    @LocalServerPort
-    int port;
-
-    RendezvousHttp http;
-
-    @BeforeEach
-    void client() {
-        http = new RendezvousHttp(port);
-    }
 
     @Test
     void malformedJsonIs400() {
@@ -205,16 +193,5 @@ class RendezvousErrorsTest {
         assertThat(problem.get("detail").asString()).contains("rank 0").contains("someone-else");
         assertThat(problem(http.post("/rendezvous/hb-stranger/heartbeat", Map.of("rank", 0)), 400)
                 .get("detail").asString()).contains("instanceId").contains("generation");
-    }
-
-    private static JsonNode problem(HttpResponse<String> response, int status) {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
-                type -> assertThat(type).startsWith("application/problem+json"));
-        JsonNode problem = RendezvousHttp.json(response);
-        assertThat(problem.get("status").asInt()).isEqualTo(status);
-        assertThat(problem.get("title").asString()).isNotBlank();
-        assertThat(problem.get("detail").asString()).isNotBlank();
-        return problem;
     }
 }

@@ -8,10 +8,8 @@ import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.server.rendezvous.RendezvousHttp;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -26,21 +24,10 @@ import static io.allsum.server.rendezvous.RendezvousHttp.read;
 import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
-@RendezvousServerTest
-class RendezvousJoinTest {
-
-    @LocalServerPort
-    int port;
+class RendezvousJoinTest extends RendezvousHttpTestBase {
 
     @Autowired
     RendezvousRegistry registry;
-
-    RendezvousHttp http;
-
-    @BeforeEach
-    void client() {
-        http = new RendezvousHttp(port);
-    }
 
     @Test
     void singleRankCompletesAtOnceWithItsOwnId() {

@@ -39,6 +39,11 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
 
     /** The same spec with every null field replaced by its default (all-sum, float32, 8 B..64 MiB, x2, 20 iters). */
     public JobSpec withDefaults() {
+        return withDefaults(DEFAULT_TIMEOUT_SECONDS);
+    }
+
+    /** As {@link #withDefaults()}, with the server's configured default for a missing {@code timeoutSeconds}. */
+    public JobSpec withDefaults(int defaultTimeoutSeconds) {
         long min = minBytes != null ? minBytes : (maxBytes != null ? Math.min(DEFAULT_MIN_BYTES, maxBytes) : DEFAULT_MIN_BYTES);
         long max = maxBytes != null ? maxBytes : Math.max(min, minBytes != null ? min : DEFAULT_MAX_BYTES);
         return new JobSpec(
@@ -52,7 +57,7 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 warmupIterations != null ? warmupIterations : DEFAULT_WARMUP_ITERATIONS,
                 inPlace != null ? inPlace : Boolean.FALSE,
                 verify != null ? verify : Boolean.TRUE,
-                timeoutSeconds != null ? timeoutSeconds : DEFAULT_TIMEOUT_SECONDS);
+                timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
+import io.allsum.model.problem.Violation;
 
 import java.util.Arrays;
 import java.util.List;
@@ -18,14 +19,6 @@ public final class JobSpecRules {
     public static final int MAX_TIMEOUT_SECONDS = 3600;
     public static final int DEFAULT_MAX_SWEEP_SIZES = 64;
     public static final long DEFAULT_MAX_BYTES = 64L << 30;
-
-    /** One broken rule; {@code field} is the JSON field name. */
-    public record Violation(String field, String message) {
-        @Override
-        public String toString() {
-            return field + ": " + message;
-        }
-    }
 
     /** The server's configurable limits ({@code allsum.jobs.max-bytes}, {@code max-sweep-sizes}). */
     public record Limits(long maxBytes, int maxSweepSizes) {

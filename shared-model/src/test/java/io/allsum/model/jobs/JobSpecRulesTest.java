@@ -4,13 +4,14 @@ import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
+import io.allsum.model.problem.Violation;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class JobSpecRulesTest {
 
-    private static JobSpecRules.Violation check(JobSpec submitted, int worldSize, Backend backend) {
+    private static Violation check(JobSpec submitted, int worldSize, Backend backend) {
         JobSpec s = submitted.timeoutSeconds() == null ? withTimeout(submitted, 300).withDefaults() : submitted.withDefaults();
         return JobSpecRules.firstViolation(submitted, s, worldSize, backend, JobSpecRules.Limits.DEFAULTS);
     }
@@ -31,7 +32,7 @@ class JobSpecRulesTest {
 
     @Test
     void aReductionOtherThanSumOnAGatherIsRefusedNamingRedop() {
-        JobSpecRules.Violation v = check(spec(CollectiveOp.ALL_GATHER, DataType.FLOAT16, ReduceOp.MAX, 0, 8, 1024), 4, null);
+        Violation v = check(spec(CollectiveOp.ALL_GATHER, DataType.FLOAT16, ReduceOp.MAX, 0, 8, 1024), 4, null);
         assertThat(v.field()).isEqualTo("redop");
         assertThat(v.message()).startsWith("is only meaningful for").endsWith("not for all_gather");
     }
@@ -43,7 +44,7 @@ class JobSpecRulesTest {
 
     @Test
     void sizesAboveTheLimitAreRefusedNamingMaxBytes() {
-        JobSpecRules.Violation v = check(spec(null, null, null, null, 8, JobSpecRules.DEFAULT_MAX_BYTES + 1), 2, null);
+        Violation v = check(spec(null, null, null, null, 8, JobSpecRules.DEFAULT_MAX_BYTES + 1), 2, null);
         assertThat(v.field()).isEqualTo("maxBytes");
         assertThat(v.message()).contains("above the limit of " + JobSpecRules.DEFAULT_MAX_BYTES);
     }

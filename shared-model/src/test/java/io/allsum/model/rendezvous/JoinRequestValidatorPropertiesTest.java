@@ -15,11 +15,11 @@ import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-import static io.allsum.model.rendezvous.SeededProperty.forAll;
+import static io.allsum.testing.SeededProperty.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Validator rules over generated requests (see {@link SeededProperty} for seeds and tries), plus the boundary values
+ * Validator rules over generated requests (see io.allsum.testing.SeededProperty for seeds and tries), plus the boundary values
  * as explicit examples so that they run on every build whatever the seed.
  */
 class JoinRequestValidatorPropertiesTest {

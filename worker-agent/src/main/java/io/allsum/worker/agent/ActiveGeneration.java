@@ -18,7 +18,6 @@ final class ActiveGeneration {
 
     private final GroupView view;
     private final Communicator communicator;
-    private final long readySinceNanos = System.nanoTime();
     private final AtomicReference<String> brokenReason = new AtomicReference<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -37,10 +36,6 @@ final class ActiveGeneration {
 
     Communicator communicator() {
         return communicator;
-    }
-
-    long readyNanos() {
-        return System.nanoTime() - readySinceNanos;
     }
 
     boolean isBroken() {

@@ -7,7 +7,9 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
-/** The server's errors pass through the relay unchanged; an unreachable server is a 502 (504 past the deadline). */
+import java.util.Map;
+
+/** The server's errors (code and violations included) pass through the relay unchanged; an unreachable server is a 502 (504 past the deadline). */
 @RestControllerAdvice(assignableTypes = JobRelayController.class)
 public class JobRelayProblemAdvice {
 
@@ -22,6 +24,13 @@ public class JobRelayProblemAdvice {
             problem = ProblemDetail.forStatus(e.status());
             problem.setTitle(e.title());
             problem.setDetail(e.detail());
+            if (e.wireCode() != null) {
+                problem.setProperty("code", e.wireCode());
+            }
+            if (!e.violations().isEmpty()) {
+                problem.setProperty("violations", e.violations().stream()
+                        .map(v -> Map.of("field", v.field(), "message", v.message())).toList());
+            }
         }
         return ResponseEntity.status(problem.getStatus()).body(problem);
     }

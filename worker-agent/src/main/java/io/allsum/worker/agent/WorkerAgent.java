@@ -27,6 +27,7 @@ import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -49,10 +50,16 @@ public class WorkerAgent implements SmartLifecycle {
     static final int EXIT_UNEXPECTED = 4;
 
     private static final Logger log = LoggerFactory.getLogger(WorkerAgent.class);
-    /** Answers that no retry will change: bad request, bad token, forbidden, body too large. */
-    private static final Set<Integer> PERMANENT_REJECTIONS = Set.of(400, 401, 403, 413);
-    /** Answers meaning this generation (or this worker's place in it) is gone. */
-    private static final Set<Integer> GENERATION_GONE = Set.of(404, 409, 410);
+    /** Answers that no retry will change: invalid request (or forbidden), bad token, body too large. */
+    private static final Set<ProblemCode> PERMANENT_REJECTIONS =
+            EnumSet.of(ProblemCode.INVALID_REQUEST, ProblemCode.UNAUTHORIZED, ProblemCode.BODY_TOO_LARGE);
+    /**
+     * Answers meaning this generation (or this worker's place in it) is gone; the generic codes cover answers
+     * without a code of their own (an older server, a proxy), as their status alone meant before codes existed.
+     */
+    private static final Set<ProblemCode> GENERATION_GONE = EnumSet.of(ProblemCode.UNKNOWN_GROUP,
+            ProblemCode.GROUP_CLOSED, ProblemCode.NOT_A_MEMBER, ProblemCode.GENERATION_FAILED,
+            ProblemCode.NOT_FOUND, ProblemCode.CONFLICT, ProblemCode.GONE);
     private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
     static final Duration DEFAULT_RESTART_WINDOW = Duration.ofMinutes(10);
     /** Pause before re-joining after the n-th restart: 200 ms doubling up to 5 s, at least half of that. */
@@ -231,7 +238,7 @@ public class WorkerAgent implements SmartLifecycle {
                 if (stopping) {
                     return null;
                 }
-                if (PERMANENT_REJECTIONS.contains(e.status())) {
+                if (isAny(e, PERMANENT_REJECTIONS)) {
                     throw new FatalAgentException(EXIT_REJECTED, "rendezvous server " + props.server()
                             + " rejected the join of rank " + props.rank() + ": " + e.getMessage(), e);
                 }
@@ -314,7 +321,7 @@ public class WorkerAgent implements SmartLifecycle {
                 if (restarted(generation)) {
                     return;
                 }
-                if (e instanceof AllsumClientException problem && GENERATION_GONE.contains(problem.status())) {
+                if (e instanceof AllsumClientException problem && isAny(problem, GENERATION_GONE)) {
                     generation.markBroken("job poll answered " + problem.getMessage());
                     return;
                 }
@@ -488,7 +495,7 @@ public class WorkerAgent implements SmartLifecycle {
                 }
             }
         } catch (AllsumClientException e) {
-            if (GENERATION_GONE.contains(e.status())) {
+            if (isAny(e, GENERATION_GONE)) {
                 generation.markBroken("heartbeat answered " + e.getMessage());
             } else {
                 log.warn("Rank {}: heartbeat failed: {}", props.rank(), e.getMessage());
@@ -504,6 +511,11 @@ public class WorkerAgent implements SmartLifecycle {
         long number = generation != null ? generation.number() : status.generation();
         status = new AgentStatus(state, props.group(), number, props.rank(), props.worldSize(), factory.backend(),
                 restarts, lastFailure);
+    }
+
+    /** Whether the server answered a problem with one of these codes (never when it could not be reached). */
+    private static boolean isAny(AllsumClientException e, Set<ProblemCode> codes) {
+        return e.code().map(codes::contains).orElse(false);
     }
 
     private void sleep(Duration duration) {

@@ -25,8 +25,4 @@ record CollectiveShape(long bytes, long count, long sendElements, long recvEleme
                     new CollectiveShape(elements * elementBytes, elements, elements, elements);
         };
     }
-
-    long maxElements() {
-        return Math.max(sendElements, recvElements);
-    }
 }

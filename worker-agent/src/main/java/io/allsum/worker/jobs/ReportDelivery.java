@@ -3,10 +3,12 @@ package io.allsum.worker.jobs;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.model.problem.ProblemCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -19,14 +21,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * Delivers this rank's job reports until the server takes them, so that a result survives a server restart or a
  * network blip. The first attempt runs on the caller's thread (the usual case costs nothing more); a report that
  * could not be delivered is retried on a virtual thread with exponential backoff and jitter until the server takes
- * it, answers that the job is gone (404, 410), refuses it for good (400, 401, 403, 409, 413, 422), or
+ * it, answers that the job is gone (unknown job or group), refuses it for good (invalid, unauthorized, a job
+ * conflict, not a member), or
  * {@link Settings#deadline()} passes. At most {@link Settings#maxPending()} reports wait at once.
  */
 public final class ReportDelivery implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReportDelivery.class);
-    private static final Set<Integer> GONE = Set.of(404, 410);
-    private static final Set<Integer> REFUSED = Set.of(400, 401, 403, 409, 413, 422);
+    /** The job or its group is gone; the generic codes stand for answers that carried no code of their own. */
+    private static final Set<ProblemCode> GONE = EnumSet.of(ProblemCode.UNKNOWN_JOB, ProblemCode.UNKNOWN_GROUP,
+            ProblemCode.GROUP_CLOSED, ProblemCode.NOT_FOUND, ProblemCode.GONE);
+    /** No retry changes these: invalid (or forbidden) report, bad token, too large, not this job's generation. */
+    private static final Set<ProblemCode> REFUSED = EnumSet.of(ProblemCode.INVALID_REQUEST, ProblemCode.UNAUTHORIZED,
+            ProblemCode.BODY_TOO_LARGE, ProblemCode.JOB_CONFLICT, ProblemCode.NOT_A_MEMBER, ProblemCode.CONFLICT);
 
     /**
      * @param initialBackoff the pause ceiling before the first retry; doubled per retry up to {@code maxBackoff}
@@ -147,12 +154,12 @@ public final class ReportDelivery implements AutoCloseable {
             client.report(group, jobId, report);
             return new Attempt(Outcome.DELIVERED, null);
         } catch (AllsumClientException e) {
-            if (GONE.contains(e.status())) {
+            if (e.code().map(GONE::contains).orElse(false)) {
                 log.info("Report of rank {} on job {} not needed: the server answered {} ({})", report.rank(), jobId,
                         e.status(), e.getMessage());
                 return new Attempt(Outcome.GONE, null);
             }
-            if (REFUSED.contains(e.status())) {
+            if (e.code().map(REFUSED::contains).orElse(false)) {
                 log.warn("Report of rank {} on job {} refused: {}", report.rank(), jobId, e.getMessage());
                 return new Attempt(Outcome.REFUSED, null);
             }

@@ -7,6 +7,8 @@ import io.allsum.model.DataType;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
+import io.allsum.model.problem.ProblemCode;
+import io.allsum.model.problem.Violation;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -79,6 +81,19 @@ class JobRelayControllerTest {
                 .hasStatus(404)
                 .hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .bodyJson().extractingPath("$.detail").isEqualTo("no job 'nope' in group 'relay-g'");
+    }
+
+    @Test
+    void relayedProblemsKeepTheirCodeAndViolations() {
+        when(client.submitJob(eq("relay-g"), any())).thenThrow(new AllsumClientException(400, "Invalid request",
+                "maxBytes: above the limit", ProblemCode.INVALID_REQUEST.wireCode(),
+                List.of(new Violation("maxBytes", "above the limit"))));
+
+        var answer = assertThat(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{}"))
+                .hasStatus(400)
+                .bodyJson();
+        answer.extractingPath("$.code").isEqualTo("invalid-request");
+        answer.extractingPath("$.violations[0].field").isEqualTo("maxBytes");
     }
 
     @Test

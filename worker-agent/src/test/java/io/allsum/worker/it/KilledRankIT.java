@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,11 +30,11 @@ class KilledRankIT {
     static final int VICTIM = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
-    static LocalCluster cluster;
+    static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
-        cluster = LocalCluster.start("killed-rank");
+        cluster = ItCluster.start("killed-rank");
     }
 
     @AfterAll
@@ -47,19 +46,19 @@ class KilledRankIT {
 
     @Test
     void killedRankFailsTheJobNamingItAndTheGroupReformsAsGeneration2() throws Exception {
-        List<LocalCluster.Worker> workers = cluster.startGroup(GROUP, WORLD_SIZE);
+        List<ItCluster.Worker> workers = cluster.startGroup(GROUP, WORLD_SIZE);
 
         // Long enough that it is certainly still running when the rank dies: 1 MiB all-sums, many iterations.
         JobSpec endless = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1L << 20,
                 1L << 20, 2, 1_000_000, 1, false, true, 600);
         Job running = cluster.client().submitJob(GROUP, endless);
-        awaitJob(running.jobId(), j -> j.state() == JobState.RUNNING);
+        cluster.awaitJob(GROUP, running.jobId(), j -> j.state() == JobState.RUNNING, DEADLINE);
         // Give every rank time to be inside its collectives, not merely dispatched.
         Thread.sleep(1000);
 
         workers.get(VICTIM).process().kill();
 
-        Job failed = awaitJob(running.jobId(), j -> j.state().isFinal());
+        Job failed = cluster.awaitJob(GROUP, running.jobId(), j -> j.state().isFinal(), DEADLINE);
         assertThat(failed.state()).isEqualTo(JobState.FAILED);
         assertThat(failed.failureReason()).contains("rank " + VICTIM);
 
@@ -68,13 +67,13 @@ class KilledRankIT {
             if (rank == VICTIM) {
                 continue;
             }
-            LocalCluster.Worker survivor = workers.get(rank);
+            ItCluster.Worker survivor = workers.get(rank);
             assertThat(survivor.process().process().isAlive()).as("rank %d is alive", rank).isTrue();
             assertThat(survivor.process().output()).as("rank %d log", rank).containsPattern(
                     "job " + running.jobId() + " failed: .*rank " + VICTIM);
         }
 
-        LocalCluster.Worker restarted = cluster.restartWorker(GROUP, VICTIM, WORLD_SIZE, 2);
+        ItCluster.Worker restarted = cluster.restartWorker(GROUP, VICTIM, WORLD_SIZE, 2);
         for (int rank = 0; rank < WORLD_SIZE; rank++) {
             cluster.awaitReady(rank == VICTIM ? restarted : workers.get(rank));
         }
@@ -84,25 +83,12 @@ class KilledRankIT {
 
         Job after = cluster.client().submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
                 ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false, true, 60));
-        Job done = awaitJob(after.jobId(), j -> j.state().isFinal());
+        Job done = cluster.awaitJob(GROUP, after.jobId(), j -> j.state().isFinal(), DEADLINE);
         assertThat(done.state()).as(done.failureReason()).isEqualTo(JobState.SUCCEEDED);
         assertThat(done.generation()).isEqualTo(2L);
         assertThat(done.results()).isNotEmpty().allSatisfy(r -> assertThat(r.wrongElements()).isZero());
 
         HttpResponse<String> health = cluster.get(restarted.uri("/actuator/health")); // details: not on the open probe
         assertThat(health.body()).contains("\"generation\":2");
-    }
-
-    private static Job awaitJob(String jobId, Predicate<Job> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        Job job = null;
-        while (System.nanoTime() < end) {
-            job = cluster.client().job(GROUP, jobId);
-            if (condition.test(job)) {
-                return job;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("job " + jobId + " did not reach the expected state within " + DEADLINE + ": " + job);
     }
 }

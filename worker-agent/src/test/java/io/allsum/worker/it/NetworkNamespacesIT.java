@@ -92,12 +92,12 @@ class NetworkNamespacesIT {
 
     @BeforeAll
     static void startHostsServerAndWorkers() throws Exception {
-        Assumptions.assumeTrue(Files.isRegularFile(LocalCluster.SERVER_JAR), "rendezvous server jar "
-                + LocalCluster.SERVER_JAR.toAbsolutePath() + " is absent: build it first");
+        Assumptions.assumeTrue(Files.isRegularFile(ItCluster.SERVER_JAR), "rendezvous server jar "
+                + ItCluster.SERVER_JAR.toAbsolutePath() + " is absent: build it first");
         net = NetnsHosts.createOrSkip(1 + WORLD_SIZE);
         Files.createDirectories(LOGS);
         Files.deleteIfExists(LOGS.resolve("figures.txt"));
-        processes.add(start(SERVER_HOST, "server", List.of("-jar", LocalCluster.SERVER_JAR.toString(),
+        processes.add(start(SERVER_HOST, "server", List.of("-jar", ItCluster.SERVER_JAR.toString(),
                 "--server.port=" + SERVER_PORT,
                 "--allsum.rendezvous.heartbeat-timeout=" + HEARTBEAT_TIMEOUT.toSeconds() + "s",
                 "--allsum.rendezvous.join-timeout=60s")));

@@ -57,7 +57,7 @@ class RingFaultInjectionIT {
     static final Duration DEADLINE = Duration.ofSeconds(120);
     static final String TOKEN = "it-" + Long.toHexString(ThreadLocalRandom.current().nextLong())
             + Long.toHexString(ThreadLocalRandom.current().nextLong());
-    /** LocalCluster's timing, with room for every fault of this suite in the restart budget. */
+    /** ItCluster's timing, with room for every fault of this suite in the restart budget. */
     static final List<String> TIMING = List.of(
             "--allsum.worker.heartbeat-interval=300ms",
             "--allsum.worker.collective-deadline=20s",
@@ -69,15 +69,15 @@ class RingFaultInjectionIT {
     static final JobSpec ENDLESS = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1L << 20,
             1L << 20, 2, 1_000_000, 1, false, true, 600);
 
-    static LocalCluster cluster;
-    static List<LocalCluster.Worker> workers;
+    static ItCluster cluster;
+    static List<ItCluster.Worker> workers;
     static int incarnation = 1;
     static final List<String> figures = new ArrayList<>();
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void startGroup() throws Exception {
-        cluster = LocalCluster.start("ring-faults", TOKEN, TIMING);
+        cluster = ItCluster.start("ring-faults", TOKEN, TIMING);
         workers = new ArrayList<>(cluster.startGroup(GROUP, WORLD_SIZE));
     }
 
@@ -94,7 +94,7 @@ class RingFaultInjectionIT {
     @Test
     @Order(1)
     void workerHttpNeedsTheTokenExceptOnTheProbesAndReadsNoBodyWithoutIt() throws Exception {
-        LocalCluster.Worker w = workers.getFirst();
+        ItCluster.Worker w = workers.getFirst();
         assertThat(send(w.uri("/actuator/prometheus"), null, null).statusCode()).isEqualTo(401);
         assertThat(send(w.uri("/actuator/health"), null, null).statusCode()).isEqualTo(401);
         assertThat(send(w.uri("/jobs"), null, "{garbage").statusCode()).isEqualTo(401);
@@ -109,7 +109,7 @@ class RingFaultInjectionIT {
     @Order(2)
     void forgedHandshakeFloodLeavesTheGroupAbleToReformAndDescriptorsReturnToBaseline() throws Exception {
         GroupStatus before = cluster.client().status(GROUP);
-        LocalCluster.Worker victim = workers.get(2);
+        ItCluster.Worker victim = workers.get(2);
         long pid = victim.process().process().pid();
         String endpoint = before.members().stream().filter(m -> m.rank() == 2).findFirst().orElseThrow().endpoint();
         int port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
@@ -346,36 +346,18 @@ class RingFaultInjectionIT {
     }
 
     private static GroupStatus awaitAllReady() throws InterruptedException {
-        for (LocalCluster.Worker w : workers) {
+        for (ItCluster.Worker w : workers) {
             cluster.awaitReady(w);
         }
         return awaitStatus(s -> s.state() == GenerationState.COMPLETE);
     }
 
     private static GroupStatus awaitStatus(Predicate<GroupStatus> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        GroupStatus status = null;
-        while (System.nanoTime() < end) {
-            status = cluster.client().status(GROUP);
-            if (condition.test(status)) {
-                return status;
-            }
-            Thread.sleep(25);
-        }
-        throw new AssertionError("group status did not reach the expected state within " + DEADLINE + ": " + status);
+        return cluster.awaitStatus(GROUP, condition, DEADLINE);
     }
 
     private static Job awaitJob(String jobId, Predicate<Job> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        Job job = null;
-        while (System.nanoTime() < end) {
-            job = cluster.client().job(GROUP, jobId);
-            if (condition.test(job)) {
-                return job;
-            }
-            Thread.sleep(25);
-        }
-        throw new AssertionError("job " + jobId + " did not reach the expected state within " + DEADLINE + ": " + job);
+        return cluster.awaitJob(GROUP, jobId, condition, DEADLINE);
     }
 
     private static String reason(GroupStatus s) {

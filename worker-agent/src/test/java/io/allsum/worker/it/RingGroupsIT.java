@@ -46,11 +46,11 @@ class RingGroupsIT {
     static final int STEP = 5;
     static final Duration JOBS_DEADLINE = Duration.ofMinutes(4);
 
-    static LocalCluster cluster;
+    static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
-        cluster = LocalCluster.start("ring-groups");
+        cluster = ItCluster.start("ring-groups");
     }
 
     @AfterAll
@@ -88,7 +88,7 @@ class RingGroupsIT {
     @ValueSource(ints = {2, 3, 4})
     void everyOpAndDtypeIsExactOnEveryRank(int worldSize) throws Exception {
         String group = "ring-" + worldSize;
-        List<LocalCluster.Worker> workers = cluster.startGroup(group, worldSize);
+        List<ItCluster.Worker> workers = cluster.startGroup(group, worldSize);
         GroupStatus status = cluster.client().status(group);
         assertThat(status.state()).isEqualTo(GenerationState.COMPLETE);
         assertThat(status.generation()).isEqualTo(1);
@@ -99,7 +99,7 @@ class RingGroupsIT {
             JobSpec spec = cases.get(i).spec();
             if (i % 10 == 0) {
                 // Every tenth job goes through a worker's relay rather than to the server directly.
-                LocalCluster.Worker via = workers.get(i / 10 % worldSize);
+                ItCluster.Worker via = workers.get(i / 10 % worldSize);
                 HttpResponse<String> answer = cluster.postJson(via.uri("/jobs"),
                         AllsumJson.mapper().writeValueAsString(spec));
                 assertThat(answer).isNotNull();

@@ -33,15 +33,15 @@ class ServerRestartIT {
     static final int WORLD_SIZE = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
-    static LocalCluster cluster;
+    static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
         // 14 injected failures must not use up the workers' restart budget (failures within a window).
-        List<String> timing = LocalCluster.WORKER_TIMING.stream()
+        List<String> timing = ItCluster.WORKER_TIMING.stream()
                 .map(a -> a.startsWith("--allsum.worker.max-restarts=") ? "--allsum.worker.max-restarts=40" : a)
                 .toList();
-        cluster = LocalCluster.start("server-restart", null, timing);
+        cluster = ItCluster.start("server-restart", null, timing);
     }
 
     @AfterAll
@@ -169,20 +169,6 @@ class ServerRestartIT {
     }
 
     private static Job awaitJob(String group, String jobId, Predicate<Job> condition) throws InterruptedException {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        Job job = null;
-        while (System.nanoTime() < end) {
-            try {
-                job = cluster.client().job(group, jobId);
-            } catch (RuntimeException notYet) {
-                Thread.sleep(100); // the new server may not answer yet
-                continue;
-            }
-            if (condition.test(job)) {
-                return job;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("job " + jobId + " did not finish within " + DEADLINE + ": " + job);
+        return cluster.awaitJob(group, jobId, condition, DEADLINE);
     }
 }

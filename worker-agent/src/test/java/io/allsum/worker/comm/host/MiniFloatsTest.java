@@ -1,5 +1,6 @@
 package io.allsum.worker.comm.host;
 
+import io.allsum.testing.SeededProperty;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

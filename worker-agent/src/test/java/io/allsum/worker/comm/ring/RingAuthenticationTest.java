@@ -13,7 +13,6 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,7 +76,7 @@ class RingAuthenticationTest {
             RingListener listener = cluster.factories.get(1).listener();
             assertThat(listener.pendingHandshakes()).isZero();
             assertThat(listener.droppedConnections()).isPositive();
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
         }
     }
 
@@ -95,7 +94,7 @@ class RingAuthenticationTest {
     void floodOfForgedAndSilentConnectionsIsBoundedLeavesNothingBehindAndTheGroupReforms() throws Exception {
         try (RingCluster cluster = new RingCluster(3, SETTINGS)) {
             cluster.start(1);
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
             RingListener victim = cluster.factories.get(2).listener();
             String target = cluster.factories.get(2).endpoint();
             long baseline = openDescriptors();
@@ -119,7 +118,7 @@ class RingAuthenticationTest {
             }
             // the group forms its next generation while the attack goes on
             cluster.start(2);
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
             for (Future<?> f : attacks) {
                 f.get(120, TimeUnit.SECONDS);
             }
@@ -129,7 +128,7 @@ class RingAuthenticationTest {
             awaitTrue(() -> victim.pendingHandshakes() == 0);
             awaitTrue(() -> openDescriptors() <= baseline + 8);
             cluster.start(3);
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
         }
     }
 
@@ -190,20 +189,5 @@ class RingAuthenticationTest {
             }
             Thread.sleep(50);
         }
-    }
-
-    private static void assertSumOfRanks(RingCluster cluster) {
-        int n = cluster.size();
-        List<Long> sums = cluster.onEveryRank(r -> {
-            Communicator comm = cluster.comms.get(r);
-            try (CommBuffer buf = comm.allocate(8)) {
-                buf.copyFromHost(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, r + 1), 0);
-                comm.allReduce(buf, buf, 1, DataType.INT64, ReduceOp.SUM);
-                ByteBuffer out = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                buf.copyToHost(out, 0);
-                return out.getLong(0);
-            }
-        });
-        assertThat(sums).containsOnly((long) n * (n + 1) / 2);
     }
 }

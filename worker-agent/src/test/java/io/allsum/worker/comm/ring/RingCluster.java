@@ -1,10 +1,15 @@
 package io.allsum.worker.comm.ring;
 
 import io.allsum.model.Backend;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
+import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.Communicator;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** n ranks as threads of this JVM, each with its own factory listening on a random loopback port. */
 final class RingCluster implements AutoCloseable {
@@ -94,6 +101,22 @@ final class RingCluster implements AutoCloseable {
                 return e;
             }
         });
+    }
+
+    /** Every rank all-reduces (int64 sum) its rank + 1: each must get n(n+1)/2, so the ring still works end to end. */
+    void assertSumOfRanks() {
+        int n = size();
+        List<Long> sums = onEveryRank(r -> {
+            Communicator comm = comms.get(r);
+            try (CommBuffer buf = comm.allocate(8)) {
+                buf.copyFromHost(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, r + 1), 0);
+                comm.allReduce(buf, buf, 1, DataType.INT64, ReduceOp.SUM);
+                ByteBuffer out = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                buf.copyToHost(out, 0);
+                return out.getLong(0);
+            }
+        });
+        assertThat(sums).containsOnly((long) n * (n + 1) / 2);
     }
 
     @Override

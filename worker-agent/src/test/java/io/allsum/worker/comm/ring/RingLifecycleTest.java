@@ -139,7 +139,7 @@ class RingLifecycleTest {
                 strangers.add(ForgedPeer.hello(f.endpoint(), new Handshake(cluster.group, 1, "", 0, 1, 3)));
             }
             cluster.start(1);
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
             for (Socket s : strangers) {
                 s.close();
             }
@@ -150,9 +150,9 @@ class RingLifecycleTest {
     void nextGenerationReusesTheListenerAndDropsTheOldOne() {
         try (RingCluster cluster = new RingCluster(3, SETTINGS).start(1)) {
             List<String> before = cluster.factories.stream().map(RingCommunicatorFactory::endpoint).toList();
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
             cluster.start(2);
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
             assertThat(cluster.factories.stream().map(RingCommunicatorFactory::endpoint).toList()).isEqualTo(before);
         }
     }
@@ -202,7 +202,7 @@ class RingLifecycleTest {
             assertThat(results.get(2)).containsExactly(0, 2, 2, 3);
             assertThat(results.get(1)).containsExactly(1, 2, 4, 3);
             assertThat(results.get(3)).containsExactly(0, 2, 4, -1);
-            assertSumOfRanks(cluster); // the parent still works
+            cluster.assertSumOfRanks(); // the parent still works
         }
     }
 
@@ -231,23 +231,8 @@ class RingLifecycleTest {
                 assertThatThrownBy(() -> comm.send(small, 1, DataType.INT8, 0))
                         .isInstanceOf(CommException.class).hasMessageContaining("this rank itself");
             }
-            assertSumOfRanks(cluster);
+            cluster.assertSumOfRanks();
         }
-    }
-
-    private static void assertSumOfRanks(RingCluster cluster) {
-        int n = cluster.size();
-        List<Long> sums = cluster.onEveryRank(r -> {
-            Communicator comm = cluster.comms.get(r);
-            try (CommBuffer buf = comm.allocate(8)) {
-                buf.copyFromHost(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, r + 1), 0);
-                comm.allReduce(buf, buf, 1, DataType.INT64, ReduceOp.SUM);
-                ByteBuffer out = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                buf.copyToHost(out, 0);
-                return out.getLong(0);
-            }
-        });
-        assertThat(sums).containsOnly((long) n * (n + 1) / 2);
     }
 
     private static void sleep(long millis) {

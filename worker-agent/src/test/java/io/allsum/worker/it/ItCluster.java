@@ -2,6 +2,8 @@ package io.allsum.worker.it;
 
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.worker.WorkerAgentApplication;
 import org.junit.jupiter.api.Assumptions;
 
@@ -17,15 +19,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * A real rendezvous server (its packaged jar) and real worker JVMs with the ring backend, all on loopback, with
  * short heartbeats and deadlines so that failures show quickly. Logs go to {@code target/it-logs/<test>/}.
  */
-final class LocalCluster implements AutoCloseable {
+final class ItCluster implements AutoCloseable {
 
     static final Path SERVER_JAR = Path.of("..", "rendezvous-server", "target", "rendezvous-server.jar");
     static final Duration START_DEADLINE = Duration.ofSeconds(90);
+    /** Between two reads while awaiting a job or a group state: fine enough for the re-form times measured. */
+    static final Duration POLL = Duration.ofMillis(25);
 
     /** Worker timing for tests: failures are noticed in about a second, yet a busy 2-core machine is tolerated. */
     static final List<String> WORKER_TIMING = List.of(
@@ -51,7 +56,7 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private LocalCluster(Path logDir, JvmProcess server, URI serverUri, String token, List<String> workerTiming) {
+    private ItCluster(Path logDir, JvmProcess server, URI serverUri, String token, List<String> workerTiming) {
         this.logDir = logDir;
         this.token = token;
         this.workerTiming = workerTiming;
@@ -61,12 +66,12 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** Starts the server jar, or skips the test (with the reason) when the jar was not built. */
-    static LocalCluster start(String testName) throws IOException, InterruptedException {
+    static ItCluster start(String testName) throws IOException, InterruptedException {
         return start(testName, null, WORKER_TIMING);
     }
 
     /** With a bearer token on server and workers (null: none), and the workers' timing settings. */
-    static LocalCluster start(String testName, String token, List<String> workerTiming) throws IOException,
+    static ItCluster start(String testName, String token, List<String> workerTiming) throws IOException,
             InterruptedException {
         Assumptions.assumeTrue(Files.isRegularFile(SERVER_JAR), "rendezvous server jar " + SERVER_JAR.toAbsolutePath()
                 + " is absent: build it first (./mvnw -pl rendezvous-server,worker-agent -am verify)");
@@ -74,7 +79,7 @@ final class LocalCluster implements AutoCloseable {
         // Heartbeats every 300 ms against a 6 s timeout: a busy 2-core machine never fails a generation by accident.
         JvmProcess server = startServer(logDir, "server", 0, token);
         int port = server.awaitHttpPort(START_DEADLINE);
-        return new LocalCluster(logDir, server, URI.create("http://127.0.0.1:" + port), token, workerTiming);
+        return new ItCluster(logDir, server, URI.create("http://127.0.0.1:" + port), token, workerTiming);
     }
 
     private static JvmProcess startServer(Path logDir, String name, int port, String token) throws IOException {
@@ -171,6 +176,17 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** The answer, or null when the connection failed (a worker still starting, or just killed). */
+    /** Polls the job until {@code condition} holds (the server may be restarting meanwhile). */
+    Job awaitJob(String group, String jobId, Predicate<Job> condition, Duration deadline) throws InterruptedException {
+        return Polling.await("job " + jobId, deadline, POLL, () -> client().job(group, jobId), condition);
+    }
+
+    /** Polls the group's status until {@code condition} holds (the group may not exist yet). */
+    GroupStatus awaitStatus(String group, Predicate<GroupStatus> condition, Duration deadline)
+            throws InterruptedException {
+        return Polling.await("group " + group, deadline, POLL, () -> client().status(group), condition);
+    }
+
     HttpResponse<String> get(URI uri) throws InterruptedException {
         return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build());
     }

@@ -1,4 +1,4 @@
-package io.allsum.launcher;
+package io.allsum.model.format;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,6 +1,4 @@
-package io.allsum.launcher;
-
-import picocli.CommandLine;
+package io.allsum.model.format;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -17,6 +15,7 @@ public final class ByteSize {
     private ByteSize() {
     }
 
+    /** @throws IllegalArgumentException naming the text when it is no size or too large */
     public static long parse(String text) {
         Matcher m = SIZE.matcher(text == null ? "" : text.trim());
         if (!m.matches()) {
@@ -52,17 +51,5 @@ public final class ByteSize {
         return value == Math.rint(value)
                 ? String.format(Locale.ROOT, "%d %s", (long) value, units[unit])
                 : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
-    }
-
-    /** picocli converter for -b and -e. */
-    public static final class Converter implements CommandLine.ITypeConverter<Long> {
-        @Override
-        public Long convert(String value) {
-            try {
-                return parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
     }
 }

@@ -1,4 +1,4 @@
-package io.allsum.model.rendezvous;
+package io.allsum.testing;
 
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
@@ -8,19 +8,19 @@ import java.util.function.Function;
  * Checks a property over inputs drawn from a seeded {@link SplittableRandom}. The seed is fixed, so every build
  * checks the same inputs; {@code -Dallsum.test.seed=N} (or {@code =random}) explores others and
  * {@code -Dallsum.test.tries=N} changes how many. A failure names the input, the try and the seed that reproduces it.
- * (worker-agent keeps a copy of this class: a test-jar for one small class costs more than it saves.)
+ * Shared with the other modules' tests through shared-model's test-jar.
  */
-final class SeededProperty {
+public final class SeededProperty {
 
-    static final String SEED_PROPERTY = "allsum.test.seed";
-    static final String TRIES_PROPERTY = "allsum.test.tries";
+    public static final String SEED_PROPERTY = "allsum.test.seed";
+    public static final String TRIES_PROPERTY = "allsum.test.tries";
     private static final long DEFAULT_SEED = 20261130L;
     private static final int DEFAULT_TRIES = 1000;
 
     private SeededProperty() {
     }
 
-    static <T> void forAll(Function<SplittableRandom, T> generator, Consumer<T> property) {
+    public static <T> void forAll(Function<SplittableRandom, T> generator, Consumer<T> property) {
         long seed = seed();
         int tries = Integer.getInteger(TRIES_PROPERTY, DEFAULT_TRIES);
         SplittableRandom random = new SplittableRandom(seed);
