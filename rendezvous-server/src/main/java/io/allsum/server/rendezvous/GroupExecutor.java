@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Applies {@link GroupDecisions}' actions to a {@link Group} under its lock, and collects what must happen after
@@ -43,6 +44,8 @@ class GroupExecutor {
     private final long joinTimeoutNanos;
     private final String epoch;
     private final AtomicInteger waitingJoins = new AtomicInteger();
+    /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
+    private final AtomicLong completions = new AtomicLong();
 
     GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, ViewEncoder encoder,
                   RendezvousScheduler scheduler, RendezvousProperties properties, ServerEpoch epoch) {
@@ -94,7 +97,8 @@ class GroupExecutor {
     Delivery complete(Group group, long now, Effects effects) {
         EncodedView view = new EncodedView(new GroupView(group.name(), group.generation(), group.worldSize(),
                 group.backend(), group.uniqueId() == null ? null : group.uniqueId().base64(),
-                group.slots().stream().map(Slot::toMember).toList(), epoch));
+                group.slots().stream().map(Slot::toMember).toList(), epoch),
+                epoch + "-" + completions.incrementAndGet());
         group.complete(view);
         // Members were alive until now (they were waiting); their heartbeat clock starts at completion.
         for (Slot slot : group.slots()) {

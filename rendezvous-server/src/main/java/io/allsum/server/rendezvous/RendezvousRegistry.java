@@ -1,6 +1,7 @@
 package io.allsum.server.rendezvous;
 
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.server.rendezvous.GroupDecisions.Action;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -182,6 +184,27 @@ public class RendezvousRegistry implements GroupDirectory {
 
     GroupStatus status(String groupName) {
         return withGroup(groupName, (group, effects) -> group.status(System.nanoTime(), executor.epoch()));
+    }
+
+    /**
+     * The complete generation's view, for {@code GET /rendezvous/{group}/view}.
+     *
+     * @param generation the generation the caller wants, or null for whichever is complete
+     * @throws RendezvousException 404 for an unknown group; 409 when no generation (or not that one) is complete
+     */
+    EncodedView completeView(String groupName, Long generation) {
+        return withGroup(groupName, (group, effects) -> {
+            if (group.state() != GenerationState.COMPLETE || group.view() == null) {
+                throw new RendezvousException(ProblemCode.CONFLICT, "generation " + group.generation()
+                        + " of group '" + group.name() + "' is " + group.state().name().toLowerCase(Locale.ROOT)
+                        + ": there is no complete view");
+            }
+            if (generation != null && generation != group.generation()) {
+                throw new RendezvousException(ProblemCode.CONFLICT, "generation " + generation + " of group '"
+                        + group.name() + "' is over; generation " + group.generation() + " is complete");
+            }
+            return group.view();
+        });
     }
 
     @Override
