@@ -22,6 +22,11 @@ public final class EncodedView {
     private final String tag;
     private volatile Bodies bodies;
     private volatile Bodies publicBodies;
+    private volatile RankTemplate rankTemplate;
+
+    /** The compact answer's JSON before and after the rank's digits (nccl: the only part that differs). */
+    record RankTemplate(byte[] prefix, byte[] suffix) {
+    }
 
     /** The JSON and its gzip form; both are shared and must not be modified. */
     public record Bodies(byte[] json, byte[] gzip) {
@@ -55,6 +60,21 @@ public final class EncodedView {
         }
         return new RankView(view.group(), view.generation(), view.worldSize(), view.backend(), view.uniqueId(), rank,
                 previous, next, tag, view.epoch());
+    }
+
+    /** The rank template, made by the first caller. */
+    RankTemplate rankTemplate(Function<EncodedView, RankTemplate> maker) {
+        RankTemplate template = rankTemplate;
+        if (template == null) {
+            synchronized (this) {
+                template = rankTemplate;
+                if (template == null) {
+                    template = maker.apply(this);
+                    rankTemplate = template;
+                }
+            }
+        }
+        return template;
     }
 
     /**
