@@ -391,9 +391,18 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 return;
             }
             // The status lists every member: at thousands of ranks, polling it every 2 ms would load the server.
-            Duration pause = expected > 1024 ? POLL_INTERVAL.multipliedBy(10) : POLL_INTERVAL;
+            Duration pause = expected > 1024 ? POLL_INTERVAL.multipliedBy(10L * (expected / 1024)) : POLL_INTERVAL;
             while (true) {
                 early.check();
+                // The status lists every member and is built under the group's lock, which the joins need too: at
+                // thousands of ranks, first wait on the server's count of parked joins (this run's only group).
+                if (expected > 1024 && metric("allsum.rendezvous.joins.waiting", "VALUE").orElse(-1) < expected) {
+                    if (System.nanoTime() > deadline) {
+                        throw new TimeoutException("group " + group + ": " + expected + " ranks did not all join in time");
+                    }
+                    Thread.sleep(POLL_INTERVAL.multipliedBy(10));
+                    continue;
+                }
                 HttpResponse<byte[]> r = http.send(get(Protocol.RENDEZVOUS_PATH + "/" + group),
                         HttpResponse.BodyHandlers.ofByteArray());
                 if (r.statusCode() == 200) {
