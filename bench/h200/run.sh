@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
 #   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 gputests lineup pin1
-# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring, .carry/torch_anchor.py
+# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring/rdv, .carry/torch_anchor.py
 # (the PyTorch TCPStore/Gloo reference script the team compares against, copied there by hand; it is not part of
 # this repository). Output goes to stdout and $OUT/<part>.txt.
 set -uo pipefail
