@@ -62,15 +62,22 @@ part_ring() { # CPU: allsum ring vs Gloo, same host, same run
   echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
 }
 
-part_rdv() { # rendezvous: allsum vs TCPStore, same host, same run
+part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch TCPStore, same host, same run (issue 15)
+  # Both sides spread their waiting ranks over RDV_PROCS client processes; 16,384 ranks are as many connections.
+  ulimit -n "$(ulimit -Hn)"
+  local ranks=${RDV_RANKS:-64,256,1024,4096,16384} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18080}
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
-  allsum-server --server.port=18080 > /tmp/rdv-server.log 2>&1 & local pid=$!
-  for _ in $(seq 120); do curl -fsS http://127.0.0.1:18080/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
-  local jpid; jpid=$(pgrep -f 'server.port=18080' | head -1)
-  allsum bench-rendezvous --server http://127.0.0.1:18080 --token "$ALLSUM_TOKEN" --ranks ${RDV_RANKS:-64,256,1024,4096} --rounds 5 --server-pid "$jpid"
-  echo "# server VmHWM: $(grep VmHWM /proc/$jpid/status)"
+  allsum-server --server.port=$port > /tmp/rdv-server.log 2>&1 & local pid=$!
+  for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+  local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
+  echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
+  allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
+    --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid"
+  echo "# server $(grep VmHWM /proc/$jpid/status | tr -s ' ') (peak); waiting ${RDV_SETTLE:-30} s"
+  sleep ${RDV_SETTLE:-30}; echo "# server $(grep VmRSS /proc/$jpid/status | tr -s ' ') ${RDV_SETTLE:-30} s after the last round"
   kill $pid; wait $pid 2>/dev/null
-  echo "## TCPStore (torch_anchor.py store)"; python3 .carry/torch_anchor.py store
+  echo "## TCPStore (bench/rendezvous/tcpstore_bench.py), $procs client processes"
+  ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds
 }
 
 part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to 8 GiB vs native, every op x dtype, and a worker killed mid-job

@@ -3,7 +3,11 @@
 # runs bench-rendezvous against it over real HTTP, prints the server's RSS before and after, stops the server.
 # Builds nothing; build first with:  ./mvnw -q -DskipTests package -pl rendezvous-server,launcher -am
 # Usage: bench/rendezvous/run.sh [bench-rendezvous options, e.g. --ranks 64,256 --rounds 5 --backend nccl]
-# Env: PORT (default 18080), SERVER_JAVA_OPTS, BENCH_JAVA_OPTS, JAVA_HOME (default Temurin 25), ALLSUM_TOKEN.
+# Env: PORT (default 18080), SERVER_JAVA_OPTS, BENCH_JAVA_OPTS, JAVA_HOME (default Temurin 25), ALLSUM_TOKEN,
+# SERVER_JAR / LAUNCHER_JAR (another build, e.g. the one before a change), SERVER_JVMARGS (the server's flags file,
+# default the product's packaging/jvm/server.jvmargs), SETTLE (seconds idle after the run
+# before the server's RSS is read again, default 20). Thousands of waiting joins are as many connections on both
+# sides: the script raises `ulimit -n` to its hard limit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -11,8 +15,9 @@ JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 JAVA="$JAVA_HOME/bin/java"
 PORT=${PORT:-18080}
 export ALLSUM_TOKEN=${ALLSUM_TOKEN:-bench-$RANDOM$RANDOM$RANDOM}
-SERVER_JAR=rendezvous-server/target/rendezvous-server.jar
-LAUNCHER_JAR=launcher/target/allsum-launcher.jar
+SERVER_JAR=${SERVER_JAR:-rendezvous-server/target/rendezvous-server.jar}
+LAUNCHER_JAR=${LAUNCHER_JAR:-launcher/target/allsum-launcher.jar}
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 for jar in "$SERVER_JAR" "$LAUNCHER_JAR"; do
   [[ -f $jar ]] || { echo "bench-rendezvous: $jar is missing; build it first (see the top of $0)" >&2; exit 2; }
@@ -20,7 +25,7 @@ done
 
 SERVER_LOG=$(mktemp -t allsum-bench-server.XXXXXX.log)
 # shellcheck disable=SC2086 # SERVER_JAVA_OPTS is a list of flags
-"$JAVA" ${SERVER_JAVA_OPTS:-} -jar "$SERVER_JAR" --server.port="$PORT" >"$SERVER_LOG" 2>&1 &
+"$JAVA" "@${SERVER_JVMARGS:-packaging/jvm/server.jvmargs}" ${SERVER_JAVA_OPTS:-} -jar "$SERVER_JAR" --server.port="$PORT" >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 stop_server() {
   if kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -48,3 +53,5 @@ echo "# server pid $SERVER_PID on port $PORT; RSS before: $(rss_kib VmRSS) kB; l
   --server "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" "$@"
 
 echo "# server RSS after: $(rss_kib VmRSS) kB, peak (VmHWM): $(rss_kib VmHWM) kB; load average: $(cut -d" " -f1-3 /proc/loadavg); server log: $SERVER_LOG"
+sleep "${SETTLE:-20}"
+echo "# server RSS ${SETTLE:-20} s after the run (idle): $(rss_kib VmRSS) kB"

@@ -1,5 +1,6 @@
 package io.allsum.client;
 
+import io.allsum.model.Backend;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
@@ -12,6 +13,8 @@ import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
+import io.allsum.model.rendezvous.Member;
+import io.allsum.model.rendezvous.RankView;
 
 import java.time.Duration;
 import java.util.List;
@@ -34,6 +37,33 @@ public interface AllsumClient extends AutoCloseable {
      *                               the deadline passes first
      */
     GroupView join(JoinRequest request, Duration deadline);
+
+    /**
+     * Like {@link #join}, but asks for the compact answer ({@code view=rank}): the id, the generation, the world
+     * size, this rank and, for the ring, its two neighbours; a constant size whatever the world size. This default
+     * derives it from the full view, for clients (test doubles) that only implement {@link #join}.
+     */
+    default RankView joinRank(JoinRequest request, Duration deadline) {
+        GroupView view = join(request, deadline);
+        int rank = request.rank();
+        List<Member> members = view.members();
+        int n = members == null ? 0 : members.size();
+        boolean ring = view.backend() == Backend.RING && n > 0;
+        return new RankView(view.group(), view.generation(), view.worldSize(), view.backend(), view.uniqueId(), rank,
+                ring ? members.get((rank - 1 + n) % n) : null, ring ? members.get((rank + 1) % n) : null, null,
+                view.epoch());
+    }
+
+    /**
+     * The complete generation's full member list ({@code GET /rendezvous/{group}/view}); never carries the unique
+     * id. Implementations may answer from a cache validated by ETag.
+     *
+     * @param generation the generation wanted; the server answers 409 (an {@link AllsumClientException}) when
+     *                   that is not the complete one
+     */
+    default GroupView view(String group, long generation) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not fetch views");
+    }
 
     GroupStatus status(String group);
 

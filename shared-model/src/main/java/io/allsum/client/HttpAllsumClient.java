@@ -15,6 +15,7 @@ import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
+import io.allsum.model.rendezvous.RankView;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
@@ -37,8 +38,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +80,8 @@ public final class HttpAllsumClient implements AllsumClient {
     private final JsonMapper json = AllsumJson.mapper();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile String serverEpoch;
+    /** The last full view fetched per group, with its ETag. */
+    private final Map<String, CachedView> views = new ConcurrentHashMap<>();
 
     private HttpAllsumClient(Builder b) {
         this.baseUri = b.baseUri;
@@ -113,6 +118,41 @@ public final class HttpAllsumClient implements AllsumClient {
 
     @Override
     public GroupView join(JoinRequest request, Duration deadline) {
+        return joinUntilComplete(request, deadline, GroupView.class);
+    }
+
+    /** The compact answer ({@code view=rank}, docs/protocol.md): constant size, whatever the world size. */
+    @Override
+    public RankView joinRank(JoinRequest request, Duration deadline) {
+        return joinUntilComplete(request, deadline, RankView.class);
+    }
+
+    /**
+     * The full view, kept per group with its ETag: asking again for the generation already held costs a 304
+     * without a body.
+     */
+    @Override
+    public GroupView view(String group, long generation) {
+        String path = groupPath(Protocol.VIEW_PATH, group) + "?" + Protocol.GENERATION_PARAM + "=" + generation;
+        CachedView cached = views.get(group);
+        boolean revalidate = cached != null && cached.view().generation() == generation;
+        Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()),
+                revalidate ? cached.etag() : null);
+        if (answer.status() == 304 && revalidate) {
+            return cached.view();
+        }
+        if (answer.status() != 200) {
+            throw problem(answer, "GET", path);
+        }
+        GroupView view = read(answer, GroupView.class, "GET", path);
+        answer.headers().firstValue("ETag").ifPresent(etag -> views.put(group, new CachedView(etag, view)));
+        return view;
+    }
+
+    private record CachedView(String etag, GroupView view) {
+    }
+
+    private <V> V joinUntilComplete(JoinRequest request, Duration deadline, Class<V> answerType) {
         Objects.requireNonNull(request, "request");
         long end = deadlineIn(deadline);
         JoinPending last = null;
@@ -123,8 +163,8 @@ public final class HttpAllsumClient implements AllsumClient {
             }
             Duration wait = joinWait(Duration.ofNanos(remaining));
             long sent = System.nanoTime();
-            JoinOutcome outcome = joinOnce(request, wait, end);
-            if (outcome.isComplete()) {
+            Joined<V> outcome = joinOnce(request, wait, end, answerType);
+            if (outcome.complete() != null) {
                 return outcome.complete();
             }
             last = outcome.pending();
@@ -142,14 +182,24 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     private JoinOutcome joinOnce(JoinRequest request, Duration wait, long retryDeadline) {
+        Joined<GroupView> joined = joinOnce(request, wait, retryDeadline, GroupView.class);
+        return new JoinOutcome(joined.complete(), joined.pending());
+    }
+
+    /** One join post: exactly one of {@code complete} and {@code pending} is set. */
+    private record Joined<V>(V complete, JoinPending pending) {
+    }
+
+    private <V> Joined<V> joinOnce(JoinRequest request, Duration wait, long retryDeadline, Class<V> answerType) {
         Objects.requireNonNull(request, "request");
         long waitSeconds = Math.max(0, wait.toSeconds());
-        String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds;
+        String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
+                + (answerType == RankView.class ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : "");
         Answer answer = exchange("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 retryDeadline);
         return switch (answer.status()) {
-            case 200 -> new JoinOutcome(read(answer, GroupView.class, "POST", path), null);
-            case 202 -> new JoinOutcome(null, withRetryAfter(read(answer, JoinPending.class, "POST", path), answer));
+            case 200 -> new Joined<>(read(answer, answerType, "POST", path), null);
+            case 202 -> new Joined<>(null, withRetryAfter(read(answer, JoinPending.class, "POST", path), answer));
             default -> throw problem(answer, "POST", path);
         };
     }
@@ -311,7 +361,13 @@ public final class HttpAllsumClient implements AllsumClient {
      * instant). Returns the last answer, 503 included when the deadline passed while the server was busy.
      */
     private Answer exchange(String method, String path, Object body, Duration httpTimeout, long retryDeadline) {
-        HttpRequest request = request(method, path, body, httpTimeout);
+        return exchange(method, path, body, httpTimeout, retryDeadline, null);
+    }
+
+    /** @param ifNoneMatch an ETag the caller holds, sent as {@code If-None-Match}; null for none */
+    private Answer exchange(String method, String path, Object body, Duration httpTimeout, long retryDeadline,
+                            String ifNoneMatch) {
+        HttpRequest request = request(method, path, body, httpTimeout, ifNoneMatch);
         for (int retry = 0; ; retry++) {
             ensureOpen();
             Duration pause;
@@ -379,7 +435,7 @@ public final class HttpAllsumClient implements AllsumClient {
         return pause;
     }
 
-    private HttpRequest request(String method, String path, Object body, Duration httpTimeout) {
+    private HttpRequest request(String method, String path, Object body, Duration httpTimeout, String ifNoneMatch) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path))
                 .timeout(httpTimeout)
                 .header("User-Agent", USER_AGENT)
@@ -388,6 +444,9 @@ public final class HttpAllsumClient implements AllsumClient {
                 .header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
         if (authorization != null) {
             builder.header("Authorization", authorization);
+        }
+        if (ifNoneMatch != null) {
+            builder.header("If-None-Match", ifNoneMatch);
         }
         if (body == null) {
             builder.method(method, HttpRequest.BodyPublishers.noBody());

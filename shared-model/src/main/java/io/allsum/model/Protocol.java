@@ -20,6 +20,8 @@ public final class Protocol {
     public static final String HEARTBEAT_PATH = GROUP_PATH + "/heartbeat";
     public static final String FAILURE_PATH = GROUP_PATH + "/failures";
     public static final String LEAVE_PATH = GROUP_PATH + "/leave";
+    /** The current complete generation's full view (members), with an ETag; never the unique id. */
+    public static final String VIEW_PATH = GROUP_PATH + "/view";
     public static final String JOBS_PATH = GROUP_PATH + "/jobs";
     public static final String JOB_PATH = JOBS_PATH + "/{jobId}";
     public static final String NEXT_JOB_PATH = JOBS_PATH + "/next";
@@ -28,6 +30,15 @@ public final class Protocol {
     /** Query parameter: how long a join (or a job long-poll) may wait on the server, in seconds. */
     public static final String WAIT_PARAM = "wait";
     public static final int DEFAULT_JOIN_WAIT_SECONDS = 30;
+    /**
+     * Query parameter of a join: which 200 answer the client wants. {@link #VIEW_FULL} (the default, for clients
+     * that predate it) is the whole GroupView; {@link #VIEW_RANK} the constant-size RankView.
+     */
+    public static final String VIEW_PARAM = "view";
+    public static final String VIEW_FULL = "full";
+    public static final String VIEW_RANK = "rank";
+    /** Query parameter of the view endpoint: answer only if this generation is the complete one. */
+    public static final String GENERATION_PARAM = "generation";
 
     /**
      * Response header on every answer: the server's incarnation, chosen at random when it starts. A new value means

@@ -7,6 +7,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.RankView;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -85,6 +86,53 @@ class HttpAllsumClientTest {
             assertThat(r.uri().getQuery()).matches("wait=(1[0-9]|20)");
             assertThat(r.body()).contains("\"rank\":1").contains("\"backend\":\"nccl\"");
         });
+    }
+
+    @Test
+    void joinRankAsksForTheCompactAnswerAndRepostsAfter202() throws IOException {
+        String rankView = """
+                {"group":"g","generation":3,"worldSize":2,"backend":"ring","uniqueId":"%s","rank":1,
+                 "previous":{"rank":0,"instanceId":"i0","endpoint":"h0:1"},"next":{"rank":0,"instanceId":"i0",
+                 "endpoint":"h0:1"},"viewTag":"e-7","epoch":"e"}""".formatted(UNIQUE_ID);
+        StubAllsumServer server = stub()
+                .then(Reply.json(202, PENDING).withHeader("Retry-After", "0"))
+                .then(Reply.json(200, rankView));
+
+        RankView view = client(server.uri(), FAST).joinRank(rank(1), Duration.ofSeconds(20));
+
+        assertThat(view.rank()).isEqualTo(1);
+        assertThat(view.generation()).isEqualTo(3);
+        assertThat(view.uniqueId()).isEqualTo(UNIQUE_ID);
+        assertThat(view.previous().endpoint()).isEqualTo("h0:1");
+        assertThat(view.toString()).doesNotContain(UNIQUE_ID);
+        assertThat(server.requests()).hasSize(2).allSatisfy(r -> assertThat(r.uri().getQuery()).contains("view=rank"));
+    }
+
+    @Test
+    void viewRevalidatesTheHeldGenerationWithItsETagAndKeepsItOn304() throws IOException {
+        String members = GROUP_VIEW.replace("\"uniqueId\":\"" + UNIQUE_ID + "\"", "\"uniqueId\":null");
+        StubAllsumServer server = stub()
+                .then(Reply.json(200, members).withHeader("ETag", "\"e-1\""))
+                .then(Reply.empty(304).withHeader("ETag", "\"e-1\""))
+                .then(Reply.json(200, members.replace("\"generation\":1", "\"generation\":2"))
+                        .withHeader("ETag", "\"e-2\""));
+        HttpAllsumClient client = client(server.uri(), FAST);
+
+        GroupView first = client.view("g", 1);
+        GroupView again = client.view("g", 1);
+        GroupView next = client.view("g", 2);
+
+        assertThat(again).isSameAs(first);
+        assertThat(first.members()).extracting(m -> m.rank()).containsExactly(0, 1);
+        assertThat(next.generation()).isEqualTo(2);
+        List<StubAllsumServer.Recorded> requests = server.requests();
+        assertThat(requests).extracting(r -> r.uri().getPath()).containsOnly("/rendezvous/g/view");
+        assertThat(requests).extracting(r -> r.uri().getQuery())
+                .containsExactly("generation=1", "generation=1", "generation=2");
+        assertThat(requests.get(0).header("If-None-Match")).isNull();
+        assertThat(requests.get(1).header("If-None-Match")).isEqualTo("\"e-1\"");
+        // A generation the client does not hold is fetched whole, not revalidated.
+        assertThat(requests.get(2).header("If-None-Match")).isNull();
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.allsum.model.Backend;
 import io.allsum.model.Protocol;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.RankView;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,6 +98,22 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     @Option(names = "--identity", description = "Do not send Accept-Encoding: gzip (plain JSON answers, as curl gets)")
     boolean identity;
 
+    @Option(names = "--view", defaultValue = "rank", description = "rank: the compact per-rank answer (view=rank, "
+            + "what HttpAllsumClient asks for); full: every rank gets the whole member list (older clients)")
+    String view;
+
+    @Option(names = "--procs", defaultValue = "0", description = "Spread the waiting ranks over this many client "
+            + "processes (JVMs of this class, each with its own HTTP client and keep-alive connections); 0: all in "
+            + "this process")
+    int procs;
+
+    @Option(names = "--hold", defaultValue = "0", description = "Seconds to hold the N-1 parked joins before the "
+            + "last rank posts; the server's RSS is read at the end of the hold (the 'parked rss' column)")
+    int holdSeconds;
+
+    @Option(names = "--child-index", hidden = true, description = "Internal: run as client process INDEX of --procs")
+    Integer childIndex;
+
     @Option(names = "--inflate-all", description = "Inflate every gzip answer before it counts as received "
             + "(by default only rank 0's is inflated and parsed; every rank's wire bytes are checksummed)")
     boolean inflateAll;
@@ -130,10 +147,19 @@ public final class RendezvousBenchmark implements Callable<Integer> {
              HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                      .connectTimeout(Duration.ofSeconds(10)).executor(threads).build()) {
             Session session = new Session(http, threads, base, token, chosen, joinWaitSeconds,
-                    Duration.ofSeconds(roundTimeoutSeconds), !identity, inflateAll);
+                    Duration.ofSeconds(roundTimeoutSeconds), !identity, inflateAll, view.equals(Protocol.VIEW_RANK));
+            if (childIndex != null) {
+                return ForkedRanks.serve(session, childIndex, procs);
+            }
             session.checkReachable();
-            out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", answers "
-                    + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", rounds " + rounds
+            if (procs > 0) {
+                session.fork(ForkedRanks.start(procs, childArguments(), token), Duration.ofSeconds(roundTimeoutSeconds));
+            }
+            session.holdSeconds = holdSeconds;
+            session.serverPid = serverPid;
+            out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
+                    + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
+                    + (procs > 0 ? procs + " processes" : "in-process") + ", rounds " + rounds
                     + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
             out.flush();
@@ -156,7 +182,23 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             out.print(formatTable(rows));
             out.flush();
             return 0;
+        } finally {
+            ForkedRanks.stopAll();
         }
+    }
+
+    /** What a client process is started with: this run's settings, minus what only the parent uses. */
+    private List<String> childArguments() {
+        List<String> args = new ArrayList<>(List.of("--server", server.toString(), "--backend", backend, "--view",
+                view, "--join-wait", Integer.toString(joinWaitSeconds), "--round-timeout",
+                Integer.toString(roundTimeoutSeconds), "--procs", Integer.toString(procs)));
+        if (identity) {
+            args.add("--identity");
+        }
+        if (inflateAll) {
+            args.add("--inflate-all");
+        }
+        return args;
     }
 
     private Backend parseBackend() {
@@ -175,6 +217,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         if (rounds < 1 || warmup < 0 || joinWaitSeconds < 1 || roundTimeoutSeconds < 1) {
             throw new ParameterException(spec.commandLine(),
                     "--rounds, --join-wait and --round-timeout must be >= 1 and --warmup >= 0");
+        }
+        if (procs < 0 || procs > 256 || holdSeconds < 0) {
+            throw new ParameterException(spec.commandLine(), "--procs must be 0 to 256 and --hold >= 0");
+        }
+        if (!view.equals(Protocol.VIEW_RANK) && !view.equals(Protocol.VIEW_FULL)) {
+            throw new ParameterException(spec.commandLine(), "--view must be rank or full, was " + view);
         }
         if (server.getScheme() == null || server.getHost() == null) {
             throw new ParameterException(spec.commandLine(), "--server must be http(s)://host:port, was " + server);
@@ -196,9 +244,14 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         private final Duration roundTimeout;
         private final boolean acceptGzip;
         private final boolean inflateAll;
+        private final boolean rankView;
+        private ForkedRanks forks;
+        private Duration forkTimeout;
+        int holdSeconds;
+        Long serverPid;
 
         Session(HttpClient http, ExecutorService threads, String base, String token, Backend backend,
-                int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip, boolean inflateAll) {
+                int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip, boolean inflateAll, boolean rankView) {
             this.http = http;
             this.threads = threads;
             this.base = base;
@@ -208,6 +261,21 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             this.roundTimeout = roundTimeout;
             this.acceptGzip = acceptGzip;
             this.inflateAll = inflateAll;
+            this.rankView = rankView;
+        }
+
+        /** From now on, ranks 0..n-2 of each round join from these client processes; this one posts the last. */
+        void fork(ForkedRanks forks, Duration timeout) {
+            this.forks = forks;
+            this.forkTimeout = timeout;
+        }
+
+        Backend backend() {
+            return backend;
+        }
+
+        ExecutorService threads() {
+            return threads;
         }
 
         void checkReachable() throws InterruptedException {
@@ -222,6 +290,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         }
 
         RoundResult round(int n) throws Exception {
+            if (forks != null) {
+                return forkedRound(n);
+            }
             String group = "bench-" + n + "-" + HexFormat.of().formatHex(randomBytes(6));
             List<byte[]> bodies = joinBodies(group, n, backend, randomBytes(Protocol.UNIQUE_ID_BYTES));
             long deadline = System.nanoTime() + roundTimeout.toNanos();
@@ -236,6 +307,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     answers.add(threads.submit(() -> joinUntilComplete(group, r, body, deadline)));
                 }
                 awaitJoined(group, last, answers, deadline);
+                long parkedRss = hold();
                 long t0 = System.nanoTime();
                 answers.add(threads.submit(() -> joinUntilComplete(group, last, bodies.get(last), deadline)));
                 long lastAnswer = 0;
@@ -245,27 +317,91 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     all.add(a);
                     lastAnswer = Math.max(lastAnswer, a.receivedNanos());
                 }
-                checkSameView(group, n, all);
+                checkAnswers(group, n, all);
                 double serverDeliveryMillis = serverDeliveryMillisSince(deliveredBefore, deadline);
-                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis);
+                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis, parkedRss);
             } finally {
                 answers.forEach(f -> f.cancel(true));
                 deleteGroup(group);
             }
         }
 
-        /** Polls the group's status until {@code expected} ranks have joined (the last rank has not posted yet). */
+        /**
+         * One round with ranks 0..n-2 in the client processes (rank r in process r mod procs) and the last rank
+         * here. The processes report when each answer arrived on the same monotonic clock (one host), and a
+         * fingerprint of what their ranks got, which must agree with the last rank's.
+         */
+        private RoundResult forkedRound(int n) throws Exception {
+            String group = "bench-" + n + "-" + HexFormat.of().formatHex(randomBytes(6));
+            byte[] id = randomBytes(Protocol.UNIQUE_ID_BYTES);
+            byte[] lastBody = joinBodies(group, n, backend, id).get(n - 1);
+            long deadline = System.nanoTime() + roundTimeout.toNanos();
+            Delivered deliveredBefore = serverDelivered();
+            long firstSent = System.nanoTime();
+            try {
+                forks.startRound(group, n, Base64.getEncoder().encodeToString(id));
+                awaitJoined(group, n - 1, forks::checkNoneFailed, deadline);
+                long parkedRss = hold();
+                long t0 = System.nanoTime();
+                Answer own = joinUntilComplete(group, n - 1, lastBody, deadline);
+                ForkedRanks.Done done = forks.awaitRound(deadline);
+                long lastAnswer = Math.max(own.receivedNanos(), done.lastReceivedNanos());
+                String fingerprint = checkAnswers(group, n, List.of(own));
+                if (done.count() != n - 1 || !done.fingerprints().stream().allMatch(fingerprint::equals)) {
+                    throw new IllegalStateException("group " + group + ": the client processes answered "
+                            + done.count() + " of " + (n - 1) + " ranks with views " + done.fingerprints()
+                            + ", the last rank got " + fingerprint);
+                }
+                double serverDeliveryMillis = serverDeliveryMillisSince(deliveredBefore, deadline);
+                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis, parkedRss);
+            } finally {
+                deleteGroup(group);
+            }
+        }
+
+        /** Waits out --hold with every join parked; the server's RSS then (KiB), or -1 when not read. */
+        private long hold() throws InterruptedException {
+            if (holdSeconds > 0) {
+                Thread.sleep(Duration.ofSeconds(holdSeconds));
+            }
+            return serverPid == null ? -1 : Machine.rssKiB(serverPid, "VmRSS").orElse(-1);
+        }
+
         private void awaitJoined(String group, int expected, List<Future<Answer>> answers, long deadline)
                 throws Exception {
-            if (expected == 0) {
-                return;
-            }
-            while (true) {
+            awaitJoined(group, expected, () -> {
                 for (Future<Answer> f : answers) {
                     if (f.isDone()) {
                         f.get(); // an early failure surfaces here with its cause
                         throw new IllegalStateException("group " + group + ": a join completed before the last rank posted");
                     }
+                }
+            }, deadline);
+        }
+
+        /** A check run between polls; throws to end the round. */
+        interface EarlyFailure {
+            void check() throws Exception;
+        }
+
+        /** Polls the group's status until {@code expected} ranks have joined (the last rank has not posted yet). */
+        private void awaitJoined(String group, int expected, EarlyFailure early, long deadline)
+                throws Exception {
+            if (expected == 0) {
+                return;
+            }
+            // The status lists every member: at thousands of ranks, polling it every 2 ms would load the server.
+            Duration pause = expected > 1024 ? POLL_INTERVAL.multipliedBy(10L * (expected / 1024)) : POLL_INTERVAL;
+            while (true) {
+                early.check();
+                // The status lists every member and is built under the group's lock, which the joins need too: at
+                // thousands of ranks, first wait on the server's count of parked joins (this run's only group).
+                if (expected > 1024 && metric("allsum.rendezvous.joins.waiting", "VALUE").orElse(-1) < expected) {
+                    if (System.nanoTime() > deadline) {
+                        throw new TimeoutException("group " + group + ": " + expected + " ranks did not all join in time");
+                    }
+                    Thread.sleep(POLL_INTERVAL.multipliedBy(10));
+                    continue;
                 }
                 HttpResponse<byte[]> r = http.send(get(Protocol.RENDEZVOUS_PATH + "/" + group),
                         HttpResponse.BodyHandlers.ofByteArray());
@@ -281,7 +417,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("group " + group + ": " + expected + " ranks did not all join in time");
                 }
-                Thread.sleep(POLL_INTERVAL);
+                Thread.sleep(pause);
             }
         }
 
@@ -290,10 +426,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
          * HttpAllsumClient it asks for gzip (unless --identity); a gzip answer counts as received once its bytes are
          * in, or once inflated with --inflate-all. Rank 0's answer is always kept, inflated, for checking.
          */
-        private Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
+        Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
             HttpRequest.Builder builder = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH
-                    + "?" + Protocol.WAIT_PARAM + "=" + joinWaitSeconds)))
-                    .timeout(Duration.ofSeconds(joinWaitSeconds + 30L))
+                    + "?" + Protocol.WAIT_PARAM + "=" + joinWaitSeconds
+                    + (rankView ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : ""))))
+                    // Generous: on a loaded machine thousands of connections can queue for many seconds to be served.
+                    .timeout(Duration.ofSeconds(joinWaitSeconds).plus(roundTimeout))
                     .header("Content-Type", "application/json");
             if (acceptGzip) {
                 builder.header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
@@ -302,7 +440,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             while (true) {
                 try {
                     HttpResponse<Digest> r = http.send(request, info -> Digest.subscriber(
-                            rank == 0 || info.statusCode() != 200
+                            rank == 0 || rankView || forks != null || info.statusCode() != 200
                                     || (inflateAll && GzipBodies.isGzip(info.headers()))));
                     Digest d = r.body();
                     if (r.statusCode() == 200) {
@@ -336,9 +474,53 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             }
         }
 
-        /** Every rank must hold the same view; rank 0's is parsed and checked against what was sent. */
-        private void checkSameView(String group, int n, List<Answer> all) {
-            Answer first = all.stream().filter(a -> a.rank() == 0).findFirst().orElseThrow();
+        /**
+         * Checks what the ranks got and returns its fingerprint, which every rank of the round must share. Full
+         * view: every rank holds the same bytes, the first rank's parsed and checked. Rank view: each answer parsed,
+         * naming its own rank, all with the same generation and id.
+         */
+        String checkAnswers(String group, int n, List<Answer> all) {
+            if (all.isEmpty()) {
+                return "";
+            }
+            if (rankView) {
+                String fingerprint = null;
+                for (Answer a : all) {
+                    RankView view = AllsumJson.mapper().readValue(a.body(), RankView.class);
+                    if (view.rank() != a.rank() || view.worldSize() != n) {
+                        throw new IllegalStateException("group " + group + ": rank " + a.rank() + " got the answer"
+                                + " of rank " + view.rank() + " of " + view.worldSize());
+                    }
+                    if (backend == Backend.NCCL && (view.uniqueId() == null
+                            || Base64.getDecoder().decode(view.uniqueId()).length != Protocol.UNIQUE_ID_BYTES)) {
+                        throw new IllegalStateException("group " + group + ": rank " + a.rank() + " lacks the id");
+                    }
+                    if (backend == Backend.RING && (view.previous() == null || view.next() == null)) {
+                        throw new IllegalStateException("group " + group + ": rank " + a.rank()
+                                + " lacks its ring neighbours");
+                    }
+                    String own = "g" + view.generation() + ":" + view.uniqueId();
+                    if (fingerprint != null && !fingerprint.equals(own)) {
+                        throw new IllegalStateException("group " + group + ": ranks disagree on the generation");
+                    }
+                    fingerprint = own;
+                }
+                CRC32 crc = new CRC32();
+                crc.update(fingerprint.getBytes(StandardCharsets.UTF_8));
+                return "rank:" + Long.toHexString(crc.getValue());
+            }
+            // A client process without rank 0 kept no body (only checksums): it checks that its ranks agree.
+            Answer first = all.stream().filter(a -> a.body() != null).findFirst().orElse(null);
+            if (first == null) {
+                Answer any = all.getFirst();
+                for (Answer a : all) {
+                    if (a.crc() != any.crc() || a.length() != any.length()) {
+                        throw new IllegalStateException("group " + group + ": ranks " + any.rank() + " and "
+                                + a.rank() + " received different views");
+                    }
+                }
+                return "full:" + Long.toHexString(any.crc()) + ":" + any.length();
+            }
             GroupView view = AllsumJson.mapper().readValue(first.body(), GroupView.class);
             if (view.worldSize() != n || view.members() == null || view.members().size() != n) {
                 throw new IllegalStateException("group " + group + ": view has " + (view.members() == null ? 0
@@ -351,9 +533,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             for (Answer a : all) {
                 if (a.crc() != first.crc() || a.length() != first.length()) {
                     throw new IllegalStateException("group " + group + ": rank " + a.rank()
-                            + " received a different view than rank 0");
+                            + " received a different view than rank " + first.rank());
                 }
             }
+            return "full:" + Long.toHexString(first.crc()) + ":" + first.length();
         }
 
         private void deleteGroup(String group) {
@@ -522,21 +705,35 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     // ---------------------------------------------------------------- pure parts: statistics, table, machine
 
     /** One measured round: last join to the last rank's answer, and the whole round from the first join sent. */
-    record RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis) {
+    /** @param parkedRssKiB the server's RSS with every join but the last parked; -1 when not read */
+    record RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis,
+                       long parkedRssKiB) {
+        RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis) {
+            this(ranks, lastJoinToAllNanos, roundNanos, serverDeliveryMillis, -1);
+        }
+
         double joinsPerSecond() {
             return ranks / (roundNanos / 1e9);
         }
 
         String describe() {
             return String.format(Locale.ROOT, "last join -> all %.2f ms (server delivery %.2f ms), round %.1f ms, "
-                    + "%.0f joins/s", lastJoinToAllNanos / 1e6, serverDeliveryMillis, roundNanos / 1e6,
-                    joinsPerSecond());
+                    + "%.0f joins/s%s", lastJoinToAllNanos / 1e6, serverDeliveryMillis, roundNanos / 1e6,
+                    joinsPerSecond(), parkedRssKiB < 0 ? "" : String.format(Locale.ROOT, ", server rss with %d parked "
+                            + "%.1f MiB", ranks - 1, parkedRssKiB / 1024.0));
         }
     }
 
     /** One line of the table: a world size over its rounds. */
     record Row(int ranks, int rounds, double medianMillis, double maxMillis, double medianServerDeliveryMillis,
-               double medianJoinsPerSecond, OptionalLong serverMemoryUsedBytes, OptionalLong rssKiB, OptionalLong hwmKiB) {
+               double medianJoinsPerSecond, OptionalLong serverMemoryUsedBytes, OptionalLong rssKiB, OptionalLong hwmKiB,
+               OptionalLong parkedRssKiB) {
+
+        Row(int ranks, int rounds, double medianMillis, double maxMillis, double medianServerDeliveryMillis,
+            double medianJoinsPerSecond, OptionalLong serverMemoryUsedBytes, OptionalLong rssKiB, OptionalLong hwmKiB) {
+            this(ranks, rounds, medianMillis, maxMillis, medianServerDeliveryMillis, medianJoinsPerSecond,
+                    serverMemoryUsedBytes, rssKiB, hwmKiB, OptionalLong.empty());
+        }
 
         static Row of(int ranks, List<RoundResult> results, OptionalLong memoryUsed, OptionalLong rss, OptionalLong hwm) {
             double[] millis = results.stream().mapToDouble(r -> r.lastJoinToAllNanos() / 1e6).toArray();
@@ -545,7 +742,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     .filter(d -> !Double.isNaN(d)).toArray();
             return new Row(ranks, results.size(), median(millis).orElse(Double.NaN),
                     Arrays.stream(millis).max().orElse(Double.NaN), median(delivery).orElse(Double.NaN),
-                    median(joins).orElse(Double.NaN), memoryUsed, rss, hwm);
+                    median(joins).orElse(Double.NaN), memoryUsed, rss, hwm,
+                    results.stream().mapToLong(RoundResult::parkedRssKiB).filter(k -> k >= 0).max());
         }
     }
 
@@ -561,15 +759,16 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
     static String formatTable(List<Row> rows) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%7s %7s %12s %12s %16s %14s %15s %14s %14s%n", "ranks", "rounds",
-                "median (ms)", "max (ms)", "server med (ms)", "joins/s (med)", "jvm used (MiB)", "rss (MiB)",
-                "peak rss (MiB)"));
+        out.append(String.format(Locale.ROOT, "%7s %7s %12s %12s %16s %14s %15s %14s %14s %16s%n", "ranks",
+                "rounds", "median (ms)", "max (ms)", "server med (ms)", "joins/s (med)", "jvm used (MiB)", "rss (MiB)",
+                "peak rss (MiB)", "parked rss (MiB)"));
         for (Row r : rows) {
-            out.append(String.format(Locale.ROOT, "%7d %7d %12.2f %12.2f %16s %14.0f %15s %14s %14s%n", r.ranks(),
+            out.append(String.format(Locale.ROOT, "%7d %7d %12.2f %12.2f %16s %14.0f %15s %14s %14s %16s%n", r.ranks(),
                     r.rounds(), r.medianMillis(), r.maxMillis(), Double.isNaN(r.medianServerDeliveryMillis()) ? "n/a"
                             : String.format(Locale.ROOT, "%.2f", r.medianServerDeliveryMillis()),
                     r.medianJoinsPerSecond(),
-                    mib(r.serverMemoryUsedBytes(), 1 << 20), mib(r.rssKiB(), 1 << 10), mib(r.hwmKiB(), 1 << 10)));
+                    mib(r.serverMemoryUsedBytes(), 1 << 20), mib(r.rssKiB(), 1 << 10), mib(r.hwmKiB(), 1 << 10),
+                    mib(r.parkedRssKiB(), 1 << 10)));
         }
         out.append("# median/max: time from the last rank's join until every rank holds the group view (client clock);\n"
                 + "# server med: the server's allsum.rendezvous.delivery for the same rounds (completion to last answer)\n");

@@ -6,6 +6,7 @@ import io.allsum.client.AllsumJson;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.Member;
+import io.allsum.model.rendezvous.RankView;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -65,7 +66,8 @@ final class FakeRendezvousServer implements AutoCloseable {
                 ex.getResponseHeaders().add("WWW-Authenticate", "Bearer");
                 reply(ex, 401, "{\"status\":401,\"title\":\"Unauthorized\",\"detail\":\"bad token\"}".getBytes());
             } else if (path.equals("/rendezvous") && method.equals("POST")) {
-                join(ex, AllsumJson.mapper().readValue(body, JoinRequest.class));
+                join(ex, AllsumJson.mapper().readValue(body, JoinRequest.class),
+                        String.valueOf(ex.getRequestURI().getQuery()).contains("view=rank"));
             } else if (path.startsWith("/rendezvous/") && method.equals("GET")) {
                 Group g = groups.get(path.substring("/rendezvous/".length()));
                 if (g == null) {
@@ -84,7 +86,7 @@ final class FakeRendezvousServer implements AutoCloseable {
         }
     }
 
-    private void join(HttpExchange ex, JoinRequest request) throws IOException {
+    private void join(HttpExchange ex, JoinRequest request, boolean rankView) throws IOException {
         Group g = groups.computeIfAbsent(request.group(), k -> new Group(request.worldSize(),
                 new ConcurrentSkipListMap<>(), new CompletableFuture<>()));
         g.joined().put(request.rank(), request);
@@ -97,6 +99,11 @@ final class FakeRendezvousServer implements AutoCloseable {
         try {
             byte[] view = g.view().get(20, TimeUnit.SECONDS);
             viewsSent.incrementAndGet();
+            if (rankView) {
+                GroupView full = AllsumJson.mapper().readValue(view, GroupView.class);
+                view = AllsumJson.mapper().writeValueAsBytes(new RankView(full.group(), full.generation(),
+                        full.worldSize(), full.backend(), full.uniqueId(), request.rank(), null, null, "t-1", null));
+            }
             reply(ex, 200, view);
         } catch (TimeoutException e) {
             reply(ex, 202, "{\"group\":\"x\",\"generation\":1}".getBytes());

@@ -6,6 +6,7 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,6 +29,26 @@ class RendezvousBenchmarkRunTest {
             assertThat(server.deletes.get()).isEqualTo(6);
             assertThat(server.activeGroups()).isZero();
             assertThat(out.toString().lines().filter(l -> l.matches("\\s+(1|2|16)\\s+2\\s+.*"))).hasSize(3);
+        }
+    }
+
+    @Test
+    void theFullViewAndRanksSpreadOverClientProcessesAreMeasuredToo() throws Exception {
+        for (List<String> variant : List.of(List.of("--view", "full"), List.of("--procs", "2"),
+                List.of("--procs", "2", "--view", "full"))) {
+            try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+                List<String> args = new java.util.ArrayList<>(List.of("--server", server.uri().toString(), "--token",
+                        "t0k", "--ranks", "2,9", "--rounds", "2", "--warmup", "0", "--backend", "nccl"));
+                args.addAll(variant);
+                int code = new CommandLine(new RendezvousBenchmark()).setOut(new PrintWriter(out))
+                        .setErr(new PrintWriter(err)).execute(args.toArray(String[]::new));
+
+                assertThat(code).as(variant + ": " + err).isZero();
+                assertThat(server.viewsSent.get()).as(variant.toString()).isEqualTo(2 * (2 + 9));
+                assertThat(out.toString().lines().filter(l -> l.matches("\\s+(2|9)\\s+2\\s+.*"))).hasSize(2);
+            }
         }
     }
 

@@ -1,6 +1,9 @@
 package io.allsum.server.rendezvous;
 
+import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.Member;
+import io.allsum.model.rendezvous.RankView;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,18 +19,82 @@ import java.util.zip.GZIPOutputStream;
 public final class EncodedView {
 
     private final GroupView view;
+    private final String tag;
     private volatile Bodies bodies;
+    private volatile Bodies publicBodies;
+    private volatile RankTemplate rankTemplate;
+
+    /** The compact answer's JSON before and after the rank's digits (nccl: the only part that differs). */
+    record RankTemplate(byte[] prefix, byte[] suffix) {
+    }
 
     /** The JSON and its gzip form; both are shared and must not be modified. */
     public record Bodies(byte[] json, byte[] gzip) {
     }
 
-    EncodedView(GroupView view) {
+    /** @param tag unique per completed generation in this server incarnation: the full view's ETag (unquoted) */
+    EncodedView(GroupView view, String tag) {
         this.view = view;
+        this.tag = tag;
     }
 
     public GroupView view() {
         return view;
+    }
+
+    String tag() {
+        return tag;
+    }
+
+    /**
+     * The compact answer for one rank: the id, the generation and, for the ring, its two neighbours. A constant
+     * size whatever the world size; {@code members} is complete and sorted, so a rank is its index.
+     */
+    RankView rankView(int rank) {
+        Member previous = null;
+        Member next = null;
+        if (view.backend() == Backend.RING) {
+            int n = view.members().size();
+            previous = view.members().get((rank - 1 + n) % n);
+            next = view.members().get((rank + 1) % n);
+        }
+        return new RankView(view.group(), view.generation(), view.worldSize(), view.backend(), view.uniqueId(), rank,
+                previous, next, tag, view.epoch());
+    }
+
+    /** The rank template, made by the first caller. */
+    RankTemplate rankTemplate(Function<EncodedView, RankTemplate> maker) {
+        RankTemplate template = rankTemplate;
+        if (template == null) {
+            synchronized (this) {
+                template = rankTemplate;
+                if (template == null) {
+                    template = maker.apply(this);
+                    rankTemplate = template;
+                }
+            }
+        }
+        return template;
+    }
+
+    /**
+     * The full view for {@code GET /rendezvous/{group}/view}: the same members without the unique id (a secret only
+     * join answers carry), encoded once, on the first request.
+     */
+    Bodies publicBodies(Function<GroupView, byte[]> encoder) {
+        Bodies encoded = publicBodies;
+        if (encoded == null) {
+            synchronized (this) {
+                encoded = publicBodies;
+                if (encoded == null) {
+                    byte[] json = encoder.apply(new GroupView(view.group(), view.generation(), view.worldSize(),
+                            view.backend(), null, view.members(), view.epoch()));
+                    encoded = new Bodies(json, gzip(json));
+                    publicBodies = encoded;
+                }
+            }
+        }
+        return encoded;
     }
 
     /** Both encodings, computed together by the first caller; callers must pass the same encoder. */

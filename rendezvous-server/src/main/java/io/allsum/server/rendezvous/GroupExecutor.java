@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Applies {@link GroupDecisions}' actions to a {@link Group} under its lock, and collects what must happen after
@@ -39,17 +40,17 @@ class GroupExecutor {
 
     private final RendezvousMeters meters;
     private final ApplicationEventPublisher events;
-    private final ViewEncoder encoder;
     private final RendezvousScheduler scheduler;
     private final long joinTimeoutNanos;
     private final String epoch;
     private final AtomicInteger waitingJoins = new AtomicInteger();
+    /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
+    private final AtomicLong completions = new AtomicLong();
 
-    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, ViewEncoder encoder,
+    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events,
                   RendezvousScheduler scheduler, RendezvousProperties properties, ServerEpoch epoch) {
         this.meters = meters;
         this.events = events;
-        this.encoder = encoder;
         this.scheduler = scheduler;
         this.joinTimeoutNanos = properties.joinTimeout().toNanos();
         this.epoch = epoch.id();
@@ -95,7 +96,8 @@ class GroupExecutor {
     Delivery complete(Group group, long now, Effects effects) {
         EncodedView view = new EncodedView(new GroupView(group.name(), group.generation(), group.worldSize(),
                 group.backend(), group.uniqueId() == null ? null : group.uniqueId().base64(),
-                group.slots().stream().map(Slot::toMember).toList(), epoch));
+                group.slots().stream().map(Slot::toMember).toList(), epoch),
+                epoch + "-" + completions.incrementAndGet());
         group.complete(view);
         // Members were alive until now (they were waiting); their heartbeat clock starts at completion.
         for (Slot slot : group.slots()) {
@@ -107,11 +109,9 @@ class GroupExecutor {
         answered.forEach(Waiter::cancelExpiry);
         Delivery delivery = new Delivery(now, answered.size() + 1, meters::generationDelivered);
         JoinAnswer.Complete answer = new JoinAnswer.Complete(view, delivery);
-        effects.add(() -> {
-            // Encode before waking anyone: otherwise the woken joins queue up behind the first one's encoding.
-            encoder.bodies(view);
-            answered.forEach(waiter -> waiter.answer().complete(answer));
-        });
+        // The full view is encoded by the first join that wants it (EncodedView.bodies), not here: joins that ask
+        // for the compact rank view (view=rank) never need it, and at 16,384 members it costs milliseconds.
+        effects.add(() -> answered.forEach(waiter -> waiter.answer().complete(answer)));
         meters.generationCompleted(Duration.ofNanos(now - group.openedNanos()));
         group.queueEvent(new GenerationCompleted(group.name(), group.generation(), group.worldSize(),
                 group.backend()));

@@ -10,6 +10,7 @@ import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
 import io.allsum.server.web.LongPollWait;
+import io.allsum.server.web.ProblemException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -61,14 +62,20 @@ public class RendezvousController {
     public ResponseEntity<JoinPending> join(
             @RequestBody JoinRequest request,
             @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer waitSeconds,
+            @RequestParam(name = Protocol.VIEW_PARAM, required = false) String view,
             HttpServletRequest http, HttpServletResponse response) throws IOException {
         Duration wait = LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait());
+        boolean rankView = rankView(view);
         Joiner joiner = Joiner.from(request, validator);
         JoinAnswer answer = await(registry.join(joiner, wait), wait, joiner);
         return switch (answer) {
             case JoinAnswer.Complete complete -> {
                 try {
-                    views.write(complete.view(), http, response);
+                    if (rankView) {
+                        views.writeRank(complete.view(), joiner.rank(), response);
+                    } else {
+                        views.write(complete.view(), http, response);
+                    }
                 } finally {
                     if (complete.delivery() != null) {
                         complete.delivery().answered();
@@ -80,6 +87,23 @@ public class RendezvousController {
                     .header(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()))
                     .body(pending.pending());
         };
+    }
+
+    /** {@code view=rank}: the constant-size answer; absent or {@code full}: the whole view (older clients). */
+    private static boolean rankView(String view) {
+        if (view == null || view.equals(Protocol.VIEW_FULL)) {
+            return false;
+        }
+        if (view.equals(Protocol.VIEW_RANK)) {
+            return true;
+        }
+        throw ProblemException.invalid(Protocol.VIEW_PARAM, "must be '" + Protocol.VIEW_FULL + "' or '"
+                + Protocol.VIEW_RANK + "', got '" + oneLine(view) + "'");
+    }
+
+    private static String oneLine(String text) {
+        String line = text.replaceAll("\\p{Cntrl}", "?");
+        return line.length() > 32 ? line.substring(0, 32) + "..." : line;
     }
 
     /**
@@ -110,6 +134,18 @@ public class RendezvousController {
     public GroupStatus status(@PathVariable String group) {
         RendezvousRequests.requireGroupName(group);
         return registry.status(group);
+    }
+
+    /**
+     * The complete generation's full member list, without the unique id, encoded once per generation; 304 when
+     * the client's {@code If-None-Match} already names it. {@code generation}: only that one, else 409.
+     */
+    @GetMapping(path = Protocol.VIEW_PATH, produces = MediaType.APPLICATION_JSON_VALUE)
+    public void view(@PathVariable String group,
+                     @RequestParam(name = Protocol.GENERATION_PARAM, required = false) Long generation,
+                     HttpServletRequest http, HttpServletResponse response) throws IOException {
+        RendezvousRequests.requireGroupName(group);
+        views.writePublic(registry.completeView(group, generation), http, response);
     }
 
     @PostMapping(path = Protocol.HEARTBEAT_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,

@@ -1,6 +1,7 @@
 package io.allsum.server.rendezvous;
 
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.server.rendezvous.GroupDecisions.Action;
@@ -19,6 +20,7 @@ import org.springframework.stereotype.Component;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -192,6 +194,27 @@ public class RendezvousRegistry implements GroupDirectory {
         return groups.keySet().stream().sorted()
                 .map(name -> read(name, group -> group.isRemoved() ? null : group.status(now, executor.epoch())))
                 .flatMap(Optional::stream).toList();
+    }
+
+    /**
+     * The complete generation's view, for {@code GET /rendezvous/{group}/view}.
+     *
+     * @param generation the generation the caller wants, or null for whichever is complete
+     * @throws ProblemException 404 for an unknown group; 409 when no generation (or not that one) is complete
+     */
+    EncodedView completeView(String groupName, Long generation) {
+        return withGroup(groupName, (group, effects) -> {
+            if (group.state() != GenerationState.COMPLETE || group.view() == null) {
+                throw new ProblemException(ProblemCode.CONFLICT, "generation " + group.generation()
+                        + " of group '" + group.name() + "' is " + group.state().name().toLowerCase(Locale.ROOT)
+                        + ": there is no complete view");
+            }
+            if (generation != null && generation != group.generation()) {
+                throw new ProblemException(ProblemCode.CONFLICT, "generation " + generation + " of group '"
+                        + group.name() + "' is over; generation " + group.generation() + " is complete");
+            }
+            return group.view();
+        });
     }
 
     @Override

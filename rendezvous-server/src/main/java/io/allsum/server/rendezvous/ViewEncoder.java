@@ -1,11 +1,14 @@
 package io.allsum.server.rendezvous;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
+import io.allsum.model.rendezvous.RankView;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 
 /** The wire JSON of a {@link GroupView}, made once per generation (see {@link EncodedView}). */
@@ -19,12 +22,52 @@ public class ViewEncoder implements Function<GroupView, byte[]> {
         this.viewJson = json.rebuild()
                 .withConfigOverride(Member.class, override -> override.setInclude(
                         JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL)))
+                // The compact answer leaves out what the backend does not use (the neighbours with nccl).
+                .withConfigOverride(RankView.class, override -> override.setInclude(
+                        JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL)))
                 .build();
     }
 
     @Override
     public byte[] apply(GroupView view) {
         return viewJson.writeValueAsBytes(view);
+    }
+
+    /**
+     * One rank's compact answer, a few hundred bytes. With nccl the answers differ only in {@code rank}: the JSON
+     * around it is encoded once per generation and each answer is that plus the rank's digits. The ring's answers
+     * name the rank's neighbours and are encoded per rank.
+     */
+    public byte[] rankBody(EncodedView view, int rank) {
+        if (view.view().backend() == Backend.RING) {
+            return viewJson.writeValueAsBytes(view.rankView(rank));
+        }
+        EncodedView.RankTemplate template = view.rankTemplate(this::rankTemplate);
+        byte[] digits = Integer.toString(rank).getBytes(StandardCharsets.US_ASCII);
+        byte[] body = new byte[template.prefix().length + digits.length + template.suffix().length];
+        System.arraycopy(template.prefix(), 0, body, 0, template.prefix().length);
+        System.arraycopy(digits, 0, body, template.prefix().length, digits.length);
+        System.arraycopy(template.suffix(), 0, body, template.prefix().length + digits.length,
+                template.suffix().length);
+        return body;
+    }
+
+    /** The compact answer's JSON split around the rank: encoded with rank -1, which appears nowhere else. */
+    private EncodedView.RankTemplate rankTemplate(EncodedView view) {
+        String json = new String(viewJson.writeValueAsBytes(view.rankView(-1)), StandardCharsets.UTF_8);
+        String marker = "\"rank\":-1";
+        int at = json.indexOf(marker);
+        if (at < 0 || json.indexOf(marker, at + 1) >= 0) {
+            throw new IllegalStateException("the rank view's JSON does not name the rank exactly once: " + json);
+        }
+        int digitsAt = at + marker.length() - 2;
+        return new EncodedView.RankTemplate(json.substring(0, digitsAt).getBytes(StandardCharsets.UTF_8),
+                json.substring(digitsAt + 2).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The view without the unique id, both encodings, computed by the first caller. */
+    public EncodedView.Bodies publicBodies(EncodedView view) {
+        return view.publicBodies(this);
     }
 
     /** Both bodies of the view, computed by the first caller. */

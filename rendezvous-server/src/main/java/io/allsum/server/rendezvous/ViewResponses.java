@@ -7,13 +7,18 @@ import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 
 import java.io.IOException;
+import java.util.Enumeration;
 
 /**
- * Writes a complete generation's view straight to the servlet response: the same pre-encoded bytes for every rank,
- * gzipped (once per generation) for clients that send {@code Accept-Encoding: gzip}, identity JSON otherwise.
+ * Writes a complete generation straight to the servlet response. The full view: the same pre-encoded bytes for
+ * every rank, gzipped (once per generation) for clients that send {@code Accept-Encoding: gzip}, identity JSON
+ * otherwise. The compact rank view: a few hundred bytes made per rank, never gzipped (it would not shrink).
  */
 @Component
 public class ViewResponses {
+
+    /** The gzip body is another representation, so it gets its own strong ETag (RFC 9110, 8.8.3). */
+    private static final String GZIP_TAG_SUFFIX = "-gzip";
 
     private final ViewEncoder encoder;
 
@@ -21,8 +26,42 @@ public class ViewResponses {
         this.encoder = encoder;
     }
 
+    /** The full view, unique id included: the join answer for clients that did not ask for the rank view. */
     void write(EncodedView view, HttpServletRequest request, HttpServletResponse response) throws IOException {
-        EncodedView.Bodies bodies = encoder.bodies(view);
+        writeBodies(encoder.bodies(view), request, response);
+    }
+
+    /** The constant-size answer of {@code rank} ({@code view=rank}). */
+    void writeRank(EncodedView view, int rank, HttpServletResponse response) throws IOException {
+        byte[] body = encoder.rankBody(view, rank);
+        response.setStatus(HttpServletResponse.SC_OK);
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
+    }
+
+    /**
+     * {@code GET /rendezvous/{group}/view}: the full view without the unique id, with an ETag that names the
+     * generation; 304 without a body when the client already holds it ({@code If-None-Match}).
+     */
+    void writePublic(EncodedView view, HttpServletRequest request, HttpServletResponse response) throws IOException {
+        boolean gzip = AcceptEncoding.allowsGzip(request.getHeaders(HttpHeaders.ACCEPT_ENCODING));
+        String etag = "\"" + view.tag() + (gzip ? GZIP_TAG_SUFFIX : "") + "\"";
+        response.setHeader(HttpHeaders.ETAG, etag);
+        // A view only changes with the generation: caches may keep it, but must ask (If-None-Match) before reuse.
+        response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
+        response.setHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT_ENCODING);
+        if (matches(request.getHeaders(HttpHeaders.IF_NONE_MATCH), view.tag())) {
+            response.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+            response.flushBuffer();
+            return;
+        }
+        writeBodies(encoder.publicBodies(view), request, response);
+    }
+
+    private static void writeBodies(EncodedView.Bodies bodies, HttpServletRequest request,
+                                    HttpServletResponse response) throws IOException {
         boolean gzip = AcceptEncoding.allowsGzip(request.getHeaders(HttpHeaders.ACCEPT_ENCODING));
         byte[] body = gzip ? bodies.gzip() : bodies.json();
         response.setStatus(HttpServletResponse.SC_OK);
@@ -35,5 +74,30 @@ public class ViewResponses {
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         response.flushBuffer();
+    }
+
+    /**
+     * Whether an {@code If-None-Match} list names this view, in either encoding (weak comparison, RFC 9110 13.1.2:
+     * a client that held the gzip form holds the same view).
+     */
+    static boolean matches(Enumeration<String> ifNoneMatch, String tag) {
+        if (ifNoneMatch == null) {
+            return false;
+        }
+        while (ifNoneMatch.hasMoreElements()) {
+            for (String candidate : ifNoneMatch.nextElement().split(",")) {
+                String t = candidate.strip();
+                if (t.equals("*")) {
+                    return true;
+                }
+                if (t.startsWith("W/")) {
+                    t = t.substring(2);
+                }
+                if (t.equals("\"" + tag + "\"") || t.equals("\"" + tag + GZIP_TAG_SUFFIX + "\"")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

@@ -225,7 +225,7 @@ class GroupDecisionsTest {
             add(group, member, T0);
         }
         group.complete(new EncodedView(new GroupView(name, group.generation(), group.worldSize(), group.backend(),
-                null, group.slots().stream().map(Slot::toMember).toList())));
+                null, group.slots().stream().map(Slot::toMember).toList()), "test-" + name));
         return group;
     }
 

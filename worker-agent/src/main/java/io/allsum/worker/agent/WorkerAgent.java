@@ -3,6 +3,7 @@ package io.allsum.worker.agent;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
 import io.allsum.client.RetryPolicy;
+import io.allsum.model.Backend;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
@@ -14,6 +15,7 @@ import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
+import io.allsum.model.rendezvous.RankView;
 import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.HotPathWarmup;
 import io.allsum.worker.comm.Communicator;
@@ -230,10 +232,10 @@ public class WorkerAgent implements SmartLifecycle {
     private ActiveGeneration formGeneration() {
         while (!stopping) {
             setStatus(AgentState.JOINING, null, status.lastFailure());
-            GroupView view;
+            RankView answer;
             try {
                 CommunicatorFactory.JoinContribution contribution = factory.prepareJoin(props.rank());
-                view = client.join(joinRequest(contribution), props.joinDeadline());
+                answer = client.joinRank(joinRequest(contribution), props.joinDeadline());
             } catch (AllsumClientException e) {
                 if (stopping) {
                     return null;
@@ -252,6 +254,16 @@ public class WorkerAgent implements SmartLifecycle {
                 continue;
             } catch (CommException e) {
                 recover("preparing the join of rank " + props.rank() + " failed: " + e.getMessage());
+                continue;
+            }
+            GroupView view;
+            try {
+                view = fullView(answer);
+            } catch (AllsumClientException e) {
+                if (stopping) {
+                    return null;
+                }
+                recover("fetching the members of generation " + answer.generation() + " failed: " + e.getMessage());
                 continue;
             }
             adoptServer(view);
@@ -277,6 +289,18 @@ public class WorkerAgent implements SmartLifecycle {
             }
         }
         return null;
+    }
+
+    /**
+     * The join answer is the compact rank view (constant size at any world size). NCCL needs nothing more: the id,
+     * the generation, the world size and this rank. The ring dials every member (a mesh), so it fetches the member
+     * list once from the view endpoint (cached by ETag).
+     */
+    private GroupView fullView(RankView answer) {
+        if (factory.backend() != Backend.RING) {
+            return answer.withMembers(List.of());
+        }
+        return answer.withMembers(client.view(props.group(), answer.generation()).members());
     }
 
     private JoinRequest joinRequest(CommunicatorFactory.JoinContribution contribution) {

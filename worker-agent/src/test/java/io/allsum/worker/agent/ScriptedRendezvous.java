@@ -42,6 +42,7 @@ final class ScriptedRendezvous implements AllsumClient {
     final Deque<RuntimeException> pollErrors = new ArrayDeque<>();
     final BlockingQueue<JobAssignment> jobs = new LinkedBlockingQueue<>();
     final List<JoinRequest> joins = new CopyOnWriteArrayList<>();
+    private volatile GroupView lastView;
     final List<Long> polledAfter = new CopyOnWriteArrayList<>();
     final List<RankReport> reports = new CopyOnWriteArrayList<>();
     final List<FailureReport> failures = new CopyOnWriteArrayList<>();
@@ -74,9 +75,22 @@ final class ScriptedRendezvous implements AllsumClient {
             }
         }
         state = GenerationState.COMPLETE;
-        return new GroupView(request.group(), generation, request.worldSize(), Backend.RING, null,
+        GroupView view = new GroupView(request.group(), generation, request.worldSize(), Backend.RING, null,
                 List.of(new Member(request.rank(), request.instanceId(), request.endpoint(), request.host(), null)),
                 epoch);
+        lastView = view;
+        return view;
+    }
+
+    /** The members of the last completed join (the agent's ring fetches them after a compact join). */
+    @Override
+    public GroupView view(String group, long generation) {
+        GroupView view = lastView;
+        if (view == null || view.generation() != generation) {
+            throw problem(io.allsum.model.problem.ProblemCode.CONFLICT, "Conflict", "generation " + generation
+                    + " is not complete");
+        }
+        return view;
     }
 
     @Override
