@@ -68,9 +68,7 @@ done
 cp "$root/packaging/dist/bin/"* "$stage/bin/"
 # JVM flags: one file per program, the same files ./allsum uses in the repository.
 mkdir -p "$stage/conf"
-cp "$root/packaging/jvm/server.jvmargs" "$stage/conf/server.jvmargs"
-cp "$root/packaging/jvm/worker.jvmargs" "$stage/conf/worker.jvmargs"
-cp "$root/packaging/jvm/launcher.jvmargs" "$stage/conf/launcher.jvmargs"
+cp "$root/packaging/jvm/"*.jvmargs "$stage/conf/"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
 

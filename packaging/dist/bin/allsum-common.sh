@@ -5,10 +5,14 @@ export ALLSUM_HOME
 JAVA="$ALLSUM_HOME/runtime/bin/java"
 [ -x "$JAVA" ] || JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # The JVM flags of each program live in conf/<app>.jvmargs (copied from the repository's packaging/jvm/, the one
-# place they are kept; java @file syntax). ALLSUM_JAVA_OPTS adds flags of your own.
+# place they are kept; java @file syntax). ALLSUM_JVM_CONF names more of them (space-separated, without .jvmargs: the
+# allsum command sets it for the server and workers of a local run). ALLSUM_JAVA_OPTS adds flags of your own.
 allsum_jvm_flags() { # app -> ALLSUM_JVM_FLAGS
   ALLSUM_JVM_FLAGS=()
-  [ -f "$ALLSUM_HOME/conf/$1.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$1.jvmargs")
+  local conf
+  for conf in "$1" ${ALLSUM_JVM_CONF:-}; do
+    [ -f "$ALLSUM_HOME/conf/$conf.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$conf.jvmargs")
+  done
   # shellcheck disable=SC2206
   ALLSUM_JVM_FLAGS+=(${ALLSUM_JAVA_OPTS:-})
 }
