@@ -43,10 +43,26 @@ part_launcher1() { # one GPU through the whole product: server + 1 NCCL worker +
   secs allsum --backend nccl --ranks 1 -b 8 -e 1G -f 2 -n 20 -w 5 --json "$OUT/launcher1.json"
 }
 
-part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch
+# Milliseconds from the command's start to its first output line containing PATTERN ("first all-sum done"), then the
+# whole command's wall time (which adds the shutdown: stopping JVMs, destroy_process_group, interpreter exit).
+first_done() { # PATTERN command...
+  local pat="$1" s; shift; s=$(date +%s%N)
+  "$@" 2>&1 | while IFS= read -r line; do
+    case "$line" in *"$pat"*) echo "# first all-sum done $(( ($(date +%s%N) - s) / 1000000 )) ms";; esac
+  done
+  echo "# wall $(( ($(date +%s%N) - s) / 1000000 )) ms, exit ${PIPESTATUS[0]}"
+}
+
+part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch, interleaved
   export CUDA_VISIBLE_DEVICES=0
-  for i in 1 2; do echo "## allsum cold start $i"; secs quiet allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q; done
-  for i in 1 2; do echo "## torch cold start $i"; secs python3 bench/h200/torch_cold_start.py; done
+  # One unmeasured run: the first run of a fresh host pays for reading the dist from disk, as torch's first import does.
+  quiet allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q; python3 bench/h200/torch_cold_start.py > /dev/null
+  for i in 1 2 3; do
+    # allsum prints "job ... succeeded (N s)" on stderr when the job (one 4-byte all-sum) is done on every rank.
+    echo "## allsum cold start $i"; first_done "succeeded (" allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0
+    # torch_cold_start.py prints TORCH_COLD right after its first all_reduce is synchronized.
+    echo "## torch cold start $i"; first_done "TORCH_COLD" python3 bench/h200/torch_cold_start.py
+  done
 }
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run
