@@ -72,6 +72,25 @@ cp "$root/packaging/jvm/"*.jvmargs "$stage/conf/"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
 
+# JDK AOT caches (lib/<app>.aot, docs/benchmarks.md "Start-up levers"): a training run of this very distribution (its
+# runtime, its jars, its flags) records them: a local 2-rank ring job, each JVM writing its cache when it exits. The
+# JVM checks a cache against the runtime and each jar's size and time (tar and image layers keep both), and ignores
+# one that does not match. DIST_AOT=off builds without them; a failed training run leaves them out, never the build.
+if [ "${DIST_AOT:-on}" != off ] && [ -f "$stage/lib/launcher.classpath" ]; then
+  rec="$work/aot-training"; mkdir -p "$rec"
+  if (cd "$rec" && ALLSUM_AOT_RECORD="$rec" "$stage/bin/allsum" --backend ring --ranks 2 -b 8 -e 1M -q --timeout 900 \
+      > "$rec/training.log" 2>&1); then
+    for app in server worker launcher; do
+      f="$(ls "$rec/$app".*.aot 2>/dev/null | head -1)"
+      [ -n "$f" ] && mv "$f" "$stage/lib/$app.aot"
+    done
+    echo "AOT caches: $(cd "$stage/lib" && ls ./*.aot 2>/dev/null | xargs)"
+  else
+    echo "AOT training run failed (dist without caches): $(tail -1 "$rec/training.log")" >&2
+  fi
+  rm -rf "$rec"
+fi
+
 mkdir -p "$root/dist"
 if [ "$layout" = dir ]; then
   # jlink keeps libjvm.so's symbol table (5 MB); an image has no use for it (hs_err frames then show addresses).

@@ -23,6 +23,14 @@ allsum_run() { # app args...
   [ -f "$ALLSUM_HOME/lib/$app.classpath" ] || { echo "allsum: $app is not part of this distribution" >&2; exit 1; }
   while read -r jar; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$jar"; done < "$ALLSUM_HOME/lib/$app.classpath"
   allsum_jvm_flags "$app"
+  # The JDK's AOT cache (JEP 483/514/515), lib/<app>.aot, made by packaging/dist/build.sh's training run with this
+  # runtime and these jars. One that no longer matches them (a jar replaced, another runtime) is ignored by the JVM;
+  # -Xlog:aot*=off keeps that silent. ALLSUM_AOT=off runs without it; ALLSUM_AOT_RECORD=DIR records one (build.sh).
+  if [ -n "${ALLSUM_AOT_RECORD:-}" ]; then
+    ALLSUM_JVM_FLAGS+=("-XX:AOTCacheOutput=$ALLSUM_AOT_RECORD/$app.$$.aot")
+  elif [ "${ALLSUM_AOT:-}" != off ] && [ -f "$ALLSUM_HOME/lib/$app.aot" ]; then
+    ALLSUM_JVM_FLAGS+=("-XX:AOTCache=$ALLSUM_HOME/lib/$app.aot" "-Xlog:aot*=off")
+  fi
   exec "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$cp" "$(cat "$ALLSUM_HOME/lib/$app.main")" "$@"
 }
 

@@ -282,6 +282,14 @@ public final class LocalCluster implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        if (System.getenv("ALLSUM_AOT_RECORD") != null) {
+            // A distribution's training run (packaging/dist/build.sh): every child writes its AOT cache at exit.
+            stop(workers.stream().map(Child::process).toList(), RECORDING_GRACE);
+            if (server != null) {
+                stop(List.of(server.process()), RECORDING_GRACE);
+            }
+            return;
+        }
         // Only a run whose job succeeded records a cache worth keeping (one cut short would cover start-up only).
         List<Process> recorders = quick ? recordings.stream().map(r -> r.child().process()).toList() : List.of();
         List<Process> others = workers.stream().map(Child::process).filter(p -> !recorders.contains(p)).toList();
