@@ -12,6 +12,9 @@ base=/tmp/allsum-dist
 [ -x $base/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $base && tar -C $base -xJf ${DIST:-.carry/allsum-linux-x86_64.tar.xz}; }
 export ALLSUM_HOME=$base/allsum-linux-x86_64
 export PATH=$ALLSUM_HOME/bin:$PATH
+# JDK AOT caches, made on this host by a training run of the dist (unmeasured) when the tarball was built without them
+# (DIST_AOT=off keeps it small enough to carry).
+[ -f $ALLSUM_HOME/lib/worker.aot ] || [ ! -x $ALLSUM_HOME/bin/allsum-aot-train ] || allsum-aot-train >&2
 # Java and native must bind the same libnccl: python's wheel (2.28.9) first for both.
 NCCL_DIR=$(python3 -c 'import nvidia.nccl,os;print(os.path.join(list(nvidia.nccl.__path__)[0],"lib"))' 2>/dev/null)
 export ALLSUM_NCCL_LIB_DIR=$NCCL_DIR LD_LIBRARY_PATH=$NCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

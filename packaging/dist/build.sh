@@ -72,23 +72,13 @@ cp "$root/packaging/jvm/"*.jvmargs "$stage/conf/"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
 
-# JDK AOT caches (lib/<app>.aot, docs/benchmarks.md "Start-up levers"): a training run of this very distribution (its
-# runtime, its jars, its flags) records them: a local 2-rank ring job, each JVM writing its cache when it exits. The
-# JVM checks a cache against the runtime and each jar's size and time (tar and image layers keep both), and ignores
-# one that does not match. DIST_AOT=off builds without them; a failed training run leaves them out, never the build.
+# JDK AOT caches (lib/<app>.aot, docs/benchmarks.md "Start-up levers"): bin/allsum-aot-train, a training run of this
+# very distribution (its runtime, its jars, its flags). The JVM checks a cache against the runtime and each jar's size
+# and time (tar and image layers keep both) and ignores one that does not match. They add about 30 MB to the .tar.xz:
+# DIST_AOT=off builds without them (run bin/allsum-aot-train on the host instead); a failed training run leaves them
+# out, never fails the build.
 if [ "${DIST_AOT:-on}" != off ] && [ -f "$stage/lib/launcher.classpath" ]; then
-  rec="$work/aot-training"; mkdir -p "$rec"
-  if (cd "$rec" && ALLSUM_AOT_RECORD="$rec" "$stage/bin/allsum" --backend ring --ranks 2 -b 8 -e 1M -q --timeout 900 \
-      > "$rec/training.log" 2>&1); then
-    for app in server worker launcher; do
-      f="$(ls "$rec/$app".*.aot 2>/dev/null | head -1)"
-      [ -n "$f" ] && mv "$f" "$stage/lib/$app.aot"
-    done
-    echo "AOT caches: $(cd "$stage/lib" && ls ./*.aot 2>/dev/null | xargs)"
-  else
-    echo "AOT training run failed (dist without caches): $(tail -1 "$rec/training.log")" >&2
-  fi
-  rm -rf "$rec"
+  "$stage/bin/allsum-aot-train" || echo "dist without AOT caches" >&2
 fi
 
 mkdir -p "$root/dist"
