@@ -38,7 +38,7 @@ done | tee "$out/all"
 
 echo "## medians of $runs runs"
 for label in "allsum" "gloo" "allsum ALLSUM_AOT=off" "allsum SPRING_AOT=off"; do
-  grep "^$label  *wall" "$out/all" | awk '{for (i = 1; i < NF; i++) if ($i == "wall") print $(i + 1)}' | sort -n | awk -v l="$label" \
+  { grep "^$label  *wall" "$out/all" || true; } | awk '{for (i = 1; i < NF; i++) if ($i == "wall") print $(i + 1)}' | sort -n | awk -v l="$label" \
     '{v[NR]=$1} END {printf "%-22s median wall %.2f s\n", l, v[int((NR+1)/2)]}'
 done | tee "$out/medians"
 a=$(awk '/^allsum  *median/ {print $4}' "$out/medians"); g=$(awk '/^gloo/ {print $4}' "$out/medians")
