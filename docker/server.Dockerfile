@@ -12,7 +12,8 @@ COPY . /dist
 RUN set -eu; mkdir -p /opt/allsum/lib; \
     cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \
     cp /dist/lib/server.classpath /dist/lib/server.main /opt/allsum/lib/; \
-    while read -r jar; do cp "/dist/lib/$jar" /opt/allsum/lib/; done < /dist/lib/server.classpath; \
+    if [ -f /dist/lib/server.aot ]; then cp -p /dist/lib/server.aot /opt/allsum/lib/; fi; \
+    while read -r jar; do cp -p "/dist/lib/$jar" /opt/allsum/lib/; done < /dist/lib/server.classpath; \
     rm -f /opt/allsum/bin/allsum-worker /opt/allsum/bin/allsum-selfcheck /opt/allsum/bin/allsum
 
 FROM ${BASE_IMAGE}

@@ -13,7 +13,8 @@ RUN set -eu; mkdir -p /opt/allsum/lib; \
     cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \
     for app in worker launcher; do \
       cp "/dist/lib/$app.classpath" "/dist/lib/$app.main" /opt/allsum/lib/; \
-      while read -r jar; do cp -n "/dist/lib/$jar" /opt/allsum/lib/; done < "/dist/lib/$app.classpath"; \
+      if [ -f "/dist/lib/$app.aot" ]; then cp -p "/dist/lib/$app.aot" /opt/allsum/lib/; fi; \
+      while read -r jar; do cp -np "/dist/lib/$jar" /opt/allsum/lib/; done < "/dist/lib/$app.classpath"; \
     done; \
     rm -f /opt/allsum/bin/allsum-server
 

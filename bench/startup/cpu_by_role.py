@@ -29,7 +29,10 @@ def sample():
         f = st.rsplit(')', 1)[1].split()
         try: cmd = open(f'/proc/{pid}/cmdline').read().replace('\0', ' ')
         except Exception: continue
-        with lock: last[pid] = (role_of(cmd), (int(f[11]) + int(f[12])) / tck)
+        with lock:
+            # A process being reaped has an empty command line: keep the role it had.
+            role = last[pid][0] if pid in last and not cmd.strip() else role_of(cmd)
+            last[pid] = (role, (int(f[11]) + int(f[12])) / tck)
 def totals():
     with lock:
         tot = {}

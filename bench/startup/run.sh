@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side by side, interleaved, on this machine: ./allsum's default job (4 ring ranks, all-sum 8 B .. 64 MiB, 5 warm-up
 # + 20 iterations, verified) against the same sweep with PyTorch Gloo and 4 processes (gloo_sweep.py), RUNS times
-# each; then what each start-up lever buys (ALLSUM_AOT=off). Wall and CPU seconds per run, then medians and the
+# each; then what each start-up lever buys (ALLSUM_AOT=off, ALLSUM_SPRING_AOT=off). Wall and CPU seconds per run, then medians and the
 # ratio. Usage: PYTHON=/path/to/python-with-torch bench/startup/run.sh [RUNS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,13 +28,17 @@ timed() { # label command... -> "label wall cpu" on stdout
 for i in $(seq 1 "$runs"); do
   timed "allsum" ./allsum -q
   timed "gloo" "$python" bench/startup/gloo_sweep.py 4
-  # Without the AOT caches (fat jars as built): once, in the middle of the series, to see what the caches buy.
-  if [ "$i" = 2 ]; then timed "allsum ALLSUM_AOT=off" env ALLSUM_AOT=off ./allsum -q; fi
+  # Without the JDK's AOT caches (fat jars as built), and without Spring AOT: once each, in the middle of the series,
+  # to see what each buys.
+  if [ "$i" = 2 ]; then
+    timed "allsum ALLSUM_AOT=off" env ALLSUM_AOT=off ./allsum -q
+    timed "allsum SPRING_AOT=off" env ALLSUM_SPRING_AOT=off ./allsum -q
+  fi
 done | tee "$out/all"
 
 echo "## medians of $runs runs"
-for label in "allsum" "gloo" "allsum ALLSUM_AOT=off"; do
-  grep "^$label  *wall" "$out/all" | awk '{for (i = 1; i < NF; i++) if ($i == "wall") print $(i + 1)}' | sort -n | awk -v l="$label" \
+for label in "allsum" "gloo" "allsum ALLSUM_AOT=off" "allsum SPRING_AOT=off"; do
+  { grep "^$label  *wall" "$out/all" || true; } | awk '{for (i = 1; i < NF; i++) if ($i == "wall") print $(i + 1)}' | sort -n | awk -v l="$label" \
     '{v[NR]=$1} END {printf "%-22s median wall %.2f s\n", l, v[int((NR+1)/2)]}'
 done | tee "$out/medians"
 a=$(awk '/^allsum  *median/ {print $4}' "$out/medians"); g=$(awk '/^gloo/ {print $4}' "$out/medians")

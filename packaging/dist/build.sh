@@ -68,12 +68,18 @@ done
 cp "$root/packaging/dist/bin/"* "$stage/bin/"
 # JVM flags: one file per program, the same files ./allsum uses in the repository.
 mkdir -p "$stage/conf"
-cp "$root/packaging/jvm/server.jvmargs" "$stage/conf/server.jvmargs"
-cp "$root/packaging/jvm/worker.jvmargs" "$stage/conf/worker.jvmargs"
-cp "$root/packaging/jvm/worker-nccl.jvmargs" "$stage/conf/worker-nccl.jvmargs"
-cp "$root/packaging/jvm/launcher.jvmargs" "$stage/conf/launcher.jvmargs"
+cp "$root/packaging/jvm/"*.jvmargs "$stage/conf/"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
+
+# JDK AOT caches (lib/<app>.aot, docs/benchmarks.md "Start-up levers"): bin/allsum-aot-train, a training run of this
+# very distribution (its runtime, its jars, its flags). The JVM checks a cache against the runtime and each jar's size
+# and time (tar and image layers keep both) and ignores one that does not match. They add about 30 MB to the .tar.xz:
+# DIST_AOT=off builds without them (run bin/allsum-aot-train on the host instead); a failed training run leaves them
+# out, never fails the build.
+if [ "${DIST_AOT:-on}" != off ] && [ -f "$stage/lib/launcher.classpath" ]; then
+  "$stage/bin/allsum-aot-train" || echo "dist without AOT caches" >&2
+fi
 
 mkdir -p "$root/dist"
 if [ "$layout" = dir ]; then

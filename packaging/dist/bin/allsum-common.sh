@@ -5,11 +5,15 @@ export ALLSUM_HOME
 JAVA="$ALLSUM_HOME/runtime/bin/java"
 [ -x "$JAVA" ] || JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # The JVM flags of each program live in conf/<app>.jvmargs (copied from the repository's packaging/jvm/, the one
-# place they are kept; java @file syntax). ALLSUM_JAVA_OPTS adds flags of your own.
-allsum_jvm_flags() { # app [variant] -> ALLSUM_JVM_FLAGS (conf/<app>.jvmargs, then conf/<app>-<variant>.jvmargs)
+# place they are kept; java @file syntax): conf/<app>.jvmargs, then conf/<app>-<variant>.jvmargs (a worker of the NCCL
+# backend reads worker-nccl.jvmargs), then those ALLSUM_JVM_CONF names (space-separated, without .jvmargs: the allsum
+# command sets it for the server and workers of a local run). ALLSUM_JAVA_OPTS adds flags of your own.
+allsum_jvm_flags() { # app [variant] -> ALLSUM_JVM_FLAGS
   ALLSUM_JVM_FLAGS=()
-  [ -f "$ALLSUM_HOME/conf/$1.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$1.jvmargs")
-  [ -n "${2:-}" ] && [ -f "$ALLSUM_HOME/conf/$1-$2.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$1-$2.jvmargs")
+  local conf
+  for conf in "$1" ${2:+"$1-$2"} ${ALLSUM_JVM_CONF:-}; do
+    [ -f "$ALLSUM_HOME/conf/$conf.jvmargs" ] && ALLSUM_JVM_FLAGS+=("@$ALLSUM_HOME/conf/$conf.jvmargs")
+  done
   # shellcheck disable=SC2206
   ALLSUM_JVM_FLAGS+=(${ALLSUM_JAVA_OPTS:-})
 }
@@ -20,6 +24,14 @@ allsum_run() { # app args...
   [ -f "$ALLSUM_HOME/lib/$app.classpath" ] || { echo "allsum: $app is not part of this distribution" >&2; exit 1; }
   while read -r jar; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$jar"; done < "$ALLSUM_HOME/lib/$app.classpath"
   allsum_jvm_flags "$app" "$(allsum_jvm_variant "$app")"
+  # The JDK's AOT cache (JEP 483/514/515), lib/<app>.aot, made by packaging/dist/build.sh's training run with this
+  # runtime and these jars. One that no longer matches them (a jar replaced, another runtime) is ignored by the JVM;
+  # -Xlog:aot*=off keeps that silent. ALLSUM_AOT=off runs without it; ALLSUM_AOT_RECORD=DIR records one (build.sh).
+  if [ -n "${ALLSUM_AOT_RECORD:-}" ]; then
+    ALLSUM_JVM_FLAGS+=("-XX:AOTCacheOutput=$ALLSUM_AOT_RECORD/$app.$$.aot")
+  elif [ "${ALLSUM_AOT:-}" != off ] && [ -f "$ALLSUM_HOME/lib/$app.aot" ]; then
+    ALLSUM_JVM_FLAGS+=("-XX:AOTCache=$ALLSUM_HOME/lib/$app.aot" "-Xlog:aot*=off")
+  fi
   exec "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$cp" "$(cat "$ALLSUM_HOME/lib/$app.main")" "$@"
 }
 

@@ -89,12 +89,13 @@ public final class LocalCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
             ProcessLayout.Program serverProgram = layout.server();
-            ProcessLayout.Program workerProgram = layout.worker(backend);
+            // A plain run's workers serve no HTTP port: their flags say so and start them from Spring AOT code.
+            ProcessLayout.Program workerProgram = layout.worker(backend, options.workerHttp());
             if (options.aot()) {
                 // Both extractions (once per build) at the same time: each is a short JVM of its own.
                 var serverReady = java.util.concurrent.CompletableFuture.supplyAsync(() -> prepare(layout.server()),
                         Thread::startVirtualThread);
-                workerProgram = prepare(layout.worker(backend));
+                workerProgram = prepare(workerProgram);
                 serverProgram = serverReady.join();
             } else {
                 serverProgram = serverProgram.withoutAot();
@@ -105,14 +106,17 @@ public final class LocalCluster implements AutoCloseable {
             List<String> serverCmd = serverProgram.command(aotFlags(serverProgram, serverRecording));
             serverCmd.add("--server.port=" + port);
             serverCmd.add("--server.address=127.0.0.1");
-            Map<String, String> serverEnv = new HashMap<>();
+            // The job history of a one-job server lives with its logs, not in ./data of the caller's directory (where
+            // a second run at the same time would find the database in use).
+            serverCmd.add("--allsum.data-dir=" + logDir.resolve("data"));
+            Map<String, String> serverEnv = new HashMap<>(serverProgram.env());
             serverEnv.put("ALLSUM_TOKEN", cluster.token);
             cluster.server = cluster.spawn("server", null, serverCmd, serverEnv);
             if (serverRecording != null) {
                 cluster.recordings.add(new Recording(cluster.server, serverProgram.aot(), serverRecording));
             }
             for (int rank = 0; rank < ranks; rank++) {
-                Map<String, String> env = new HashMap<>();
+                Map<String, String> env = new HashMap<>(workerProgram.env());
                 env.put("ALLSUM_SERVER", uri.toString());
                 env.put("ALLSUM_GROUP", group);
                 env.put("ALLSUM_RANK", Integer.toString(rank));
@@ -130,11 +134,6 @@ public final class LocalCluster implements AutoCloseable {
                 Path recording = rank == 0 ? workerRecording : null;
                 List<String> command = workerProgram.command(workerRecording != null && recording == null
                         ? List.of() : aotFlags(workerProgram, recording));
-                if (!options.workerHttp()) {
-                    // No Tomcat: then nothing but keep-alive holds the JVM open (the agent runs on virtual threads).
-                    command.add("--spring.main.web-application-type=none");
-                    command.add("--spring.main.keep-alive=true");
-                }
                 Child worker = cluster.spawn("worker-" + rank, rank, command, env);
                 cluster.workers.add(worker);
                 if (recording != null) {
@@ -281,6 +280,14 @@ public final class LocalCluster implements AutoCloseable {
 
     private void stopAll(boolean quick) {
         if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (System.getenv("ALLSUM_AOT_RECORD") != null) {
+            // A distribution's training run (packaging/dist/build.sh): every child writes its AOT cache at exit.
+            stop(workers.stream().map(Child::process).toList(), RECORDING_GRACE);
+            if (server != null) {
+                stop(List.of(server.process()), RECORDING_GRACE);
+            }
             return;
         }
         // Only a run whose job succeeded records a cache worth keeping (one cut short would cover start-up only).
