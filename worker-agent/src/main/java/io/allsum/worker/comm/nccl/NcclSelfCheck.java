@@ -4,6 +4,8 @@ import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
+import io.allsum.model.format.ByteSize;
+import io.allsum.model.format.NcclTestsTable;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.worker.comm.CommBuffer;
@@ -99,15 +101,45 @@ public final class NcclSelfCheck implements Callable<Integer> {
         });
     }
 
-    /** Sizes as nccl-tests writes them: 8, 64K, 16M, 1G. */
+    /** Sizes as nccl-tests writes them (shared-model's {@link ByteSize}: 8, 64K, 16M, 1G); its message is the error. */
     static final class Size implements CommandLine.ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
             try {
-                return parseSize(value);
-            } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("not a size: '" + value + "' (e.g. 8, 64K, 16M, 1G)");
+                return ByteSize.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
+        }
+    }
+
+    /** Columns after nccl-tests' in-place ones: host time per enqueue, and of the bare JavaCPP call. */
+    private static final NcclTestsTable.Extra[] HOST_COLUMNS = {new NcclTestsTable.Extra("host(us)", "/call"),
+            new NcclTestsTable.Extra("jni(us)", "/call")};
+
+    /** The lines above the sweep's rows: what the time means in CUDA-graph mode, then nccl-tests' two-mode header. */
+    static String sweepHeader(int graphLaunches, int iters) {
+        String mode = graphLaunches == 0 ? "#" : "# CUDA-graph mode (-G " + graphLaunches + "): time = GPU time of "
+                + graphLaunches + " replays of a graph of " + iters + " all-reduces / (" + graphLaunches + " x "
+                + iters + "); host(us) = host wall of capture, instantiation and replays per all-reduce";
+        return mode + "\n" + NcclTestsTable.twoModeHeader(HOST_COLUMNS);
+    }
+
+    /** One sweep size's float32 sum all-reduce, out-of-place and in-place, as measured on this rank. */
+    record SweepRow(long bytes, NcclTestsTable.Measured outOfPlace, NcclTestsTable.Measured inPlace,
+                    double hostMicrosPerCall, double jniMicrosPerCall) {
+
+        /** GPU microseconds per call to nccl-tests' algbw (bytes / time) and busbw (algbw x the op's bus factor). */
+        static NcclTestsTable.Measured measured(long bytes, double micros, double busFactor, long wrong) {
+            double algbw = bytes / (micros * 1e3);
+            return new NcclTestsTable.Measured(micros, algbw, algbw * busFactor, wrong);
+        }
+
+        /** The row, without the line end: nccl-tests' columns for both modes, then host(us) and jni(us). */
+        String line() {
+            return NcclTestsTable.row(new NcclTestsTable.Row(bytes, bytes / DataType.FLOAT32.bytes(), DataType.FLOAT32,
+                    "sum", -1, outOfPlace.timeMicros(), outOfPlace.algBandwidthGBps(),
+                    outOfPlace.busBandwidthGBps(), outOfPlace.wrong()), inPlace, hostMicrosPerCall, jniMicrosPerCall);
         }
     }
 
@@ -298,12 +330,7 @@ public final class NcclSelfCheck implements Callable<Integer> {
         long maxCount = maxBytes / type.bytes();
         long bytesAll = maxCount * type.bytes();
         if (print) {
-            System.out.println(graphs == null ? "#" : "# CUDA-graph mode (-G " + graphLaunches + "): time = GPU time of "
-                    + graphLaunches + " replays of a graph of " + iters + " all-reduces / (" + graphLaunches + " x "
-                    + iters + "); host(us) = host wall of capture, instantiation and replays per all-reduce");
-            System.out.println("#                                                       out-of-place                          in-place");
-            System.out.println("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  host(us)   jni(us)");
-            System.out.println("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)          /call     /call");
+            System.out.print(sweepHeader(graphLaunches, iters));
         }
         int nranks = comm.size();
         long wrongTotal = 0;
@@ -321,8 +348,7 @@ public final class NcclSelfCheck implements Callable<Integer> {
             for (long bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
                 long count = bytes / type.bytes();
                 long size = count * type.bytes();
-                double[] result = new double[6];
-                long[] wrong = new long[2];
+                NcclTestsTable.Measured[] result = new NcclTestsTable.Measured[2];
                 double hostPerCall = 0;
                 double jniPerCall = 0;
                 for (int pass = 0; pass < 2; pass++) {
@@ -357,9 +383,6 @@ public final class NcclSelfCheck implements Callable<Integer> {
                         hostNanos[0] = System.nanoTime() - h0;
                     }
                     double us = gpuNanos / 1e3 / calls;
-                    result[pass * 3] = us;
-                    result[pass * 3 + 1] = size / (us * 1e3);
-                    result[pass * 3 + 2] = result[pass * 3 + 1] * factorBus;
                     readBack.clear().limit((int) size);
                     out.copyToHost(readBack, 0);
                     readBack.flip();
@@ -374,7 +397,7 @@ public final class NcclSelfCheck implements Callable<Integer> {
                             }
                         }
                     }
-                    wrong[pass] = bad;
+                    result[pass] = SweepRow.measured(size, us, factorBus, bad);
                     if (pass == 0) {
                         hostPerCall = hostNanos[0] / 1e3 / calls;
                         if (graphs == null && comm instanceof NcclCommunicator nccl) {
@@ -382,36 +405,18 @@ public final class NcclSelfCheck implements Callable<Integer> {
                         }
                     }
                 }
-                wrongTotal += wrong[0] + wrong[1];
-                busSum += result[2];
+                wrongTotal += result[0].wrong() + result[1].wrong();
+                busSum += result[0].busBandwidthGBps();
                 rows++;
                 if (print) {
-                    System.out.printf(Locale.ROOT,
-                            "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d  %8.2f  %8.2f%n",
-                            size, count, type.ncclTestsName(), "sum", -1,
-                            result[0], result[1], result[2], wrong[0], result[3], result[4], result[5], wrong[1],
-                            hostPerCall, jniPerCall);
+                    System.out.println(new SweepRow(size, result[0], result[1], hostPerCall, jniPerCall).line());
                 }
             }
         }
         if (print) {
-            System.out.printf(Locale.ROOT, "# Out of bounds values : %d %s%n", wrongTotal,
-                    wrongTotal == 0 ? "OK" : "FAILED");
-            System.out.printf(Locale.ROOT, "# Avg bus bandwidth    : %.4f%n", rows == 0 ? 0 : busSum / rows);
+            System.out.print(NcclTestsTable.footer(wrongTotal, true, rows, rows == 0 ? 0 : busSum / rows));
         }
         return wrongTotal;
-    }
-
-    static long parseSize(String text) {
-        String t = text.strip().toUpperCase(Locale.ROOT);
-        long unit = switch (t.charAt(t.length() - 1)) {
-            case 'K' -> 1L << 10;
-            case 'M' -> 1L << 20;
-            case 'G' -> 1L << 30;
-            default -> 1;
-        };
-        String digits = unit == 1 ? t : t.substring(0, t.length() - 1);
-        return Long.parseLong(digits) * unit;
     }
 
     /** Which libnccl / libcudart files this process mapped, so a run says exactly what it measured. */

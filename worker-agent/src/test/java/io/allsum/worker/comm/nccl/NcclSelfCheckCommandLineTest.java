@@ -60,9 +60,34 @@ class NcclSelfCheckCommandLineTest {
 
     @Test
     void sizesTakeNcclTestsSuffixes() {
-        assertThat(NcclSelfCheck.parseSize("8")).isEqualTo(8);
-        assertThat(NcclSelfCheck.parseSize("64K")).isEqualTo(64L << 10);
-        assertThat(NcclSelfCheck.parseSize("16m")).isEqualTo(16L << 20);
-        assertThat(NcclSelfCheck.parseSize("1G")).isEqualTo(1L << 30);
+        NcclSelfCheck.Size size = new NcclSelfCheck.Size();
+        assertThat(size.convert("8")).isEqualTo(8);
+        assertThat(size.convert("1K")).isEqualTo(1L << 10);
+        assertThat(size.convert("16m")).isEqualTo(16L << 20);
+        assertThat(size.convert("1G")).isEqualTo(1L << 30);
+    }
+
+    @Test
+    void sizeOptionsAreParsedOntoTheCommand() {
+        CommandLine cli = NcclSelfCheck.commandLine();
+        cli.parseArgs("-b", "64K", "-e", "1G");
+        NcclSelfCheck command = cli.getCommand();
+        assertThat(command.minBytes).isEqualTo(64L << 10);
+        assertThat(command.maxBytes).isEqualTo(1L << 30);
+    }
+
+    @Test
+    void defaultSizesAreEightBytesToOneGibibyte() {
+        CommandLine cli = NcclSelfCheck.commandLine();
+        cli.parseArgs();
+        NcclSelfCheck command = cli.getCommand();
+        assertThat(command.minBytes).isEqualTo(8);
+        assertThat(command.maxBytes).isEqualTo(1L << 30);
+    }
+
+    @Test
+    void tooLargeSizeIsOneLineAndExitTwo() {
+        assertThat(run("-e", "9000000000T")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("allsum-selfcheck: ").contains("too large").hasLineCount(1);
     }
 }
