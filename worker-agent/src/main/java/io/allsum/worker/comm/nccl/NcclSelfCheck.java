@@ -152,9 +152,10 @@ public final class NcclSelfCheck implements Callable<Integer> {
         if (nranks < 1 || rank < 0 || rank >= nranks) {
             throw new ParameterException(spec.commandLine(), "--rank " + rank + " is outside [0, --nranks " + nranks + ")");
         }
-        if (minBytes < 0 || maxBytes < minBytes || factor < 2 || iters < 1 || warmup < 0 || graphLaunches < 0
+        // -b 0 would never grow (0 x factor): the sweep starts at one byte at least.
+        if (minBytes < 1 || maxBytes < minBytes || factor < 2 || iters < 1 || warmup < 0 || graphLaunches < 0
                 || timeoutSeconds < 1) {
-            throw new ParameterException(spec.commandLine(), "need 0 <= -b <= -e, -f >= 2, -n >= 1, -w >= 0, -G >= 0,"
+            throw new ParameterException(spec.commandLine(), "need 1 <= -b <= -e, -f >= 2, -n >= 1, -w >= 0, -G >= 0,"
                     + " --timeout >= 1");
         }
         if (nranks > 1 && idFile == null) {

@@ -46,6 +46,12 @@ class NcclSelfCheckCommandLineTest {
     }
 
     @Test
+    void aZeroStartSizeIsRefusedRatherThanSweepingForever() {
+        assertThat(run("-b", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("1 <= -b <= -e").hasLineCount(1);
+    }
+
+    @Test
     void unknownOptionIsRefused() {
         assertThat(run("--bogus")).isEqualTo(2);
         assertThat(err.toString()).contains("--bogus").hasLineCount(1);
