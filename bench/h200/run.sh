@@ -4,7 +4,7 @@
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
-# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring/rdv, .carry/torch_anchor.py
+# Needs .carry/allsum-linux-x86_64.tar.xz (packaging/dist/build.sh; DIST=path overrides) and, for ring only, .carry/torch_anchor.py
 # (the PyTorch TCPStore/Gloo reference script the team compares against, copied there by hand; it is not part of
 # this repository). Output goes to stdout and $OUT/<part>.txt.
 set -uo pipefail
