@@ -1,15 +1,12 @@
 package io.allsum.server.jobs;
 
 import io.allsum.client.AllsumJson;
-import io.allsum.model.Backend;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.model.rendezvous.GroupView;
-import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.server.RendezvousServerApplication;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,18 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,7 +33,6 @@ class JobHistoryRestartTest {
     @TempDir
     Path dataDir;
 
-    final HttpClient raw = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     final String group = "restart-" + UUID.randomUUID().toString().substring(0, 8);
     private ConfigurableApplicationContext server;
 
@@ -86,7 +74,7 @@ class JobHistoryRestartTest {
     @Test
     void historySurvivesARestartInFlightJobsAreInterruptedAndNumberingContinues() throws Exception {
         JobsHttp http = startServer();
-        List<String> before = formGroup();
+        List<String> before = http.formRingGroup(group, RANKS).instances();
         long generation = 1;
         Job finished = http.submitOk(group, JobSpec.allSum(1024));
         for (int rank = 0; rank < RANKS; rank++) {
@@ -132,7 +120,7 @@ class JobHistoryRestartTest {
         assertThat(http.report(group, running.jobId(), late).statusCode()).isEqualTo(204);
         assertThat(http.report(group, UUID.randomUUID().toString(), late).statusCode()).isEqualTo(404);
 
-        List<String> after = formGroup();
+        List<String> after = http.formRingGroup(group, RANKS).instances();
         Job next = http.submitOk(group, JobSpec.allSum(8));
         assertThat(next.seq()).isEqualTo(queued.seq() + 1);
         // A surviving worker polls with its cursor from the old server and still receives the new job.
@@ -141,40 +129,5 @@ class JobHistoryRestartTest {
         // A cursor beyond anything this history numbered (a server that lost its database) starts over.
         assertThat(http.nextOk(group, 1, after.get(1), 1_000, 10)).hasValueSatisfying(
                 a -> assertThat(a.jobId()).isEqualTo(next.jobId()));
-    }
-
-    /** Joins every rank over HTTP; returns their instance ids once the generation completed. */
-    private List<String> formGroup() throws Exception {
-        List<String> instances = new ArrayList<>();
-        List<CompletableFuture<GroupView>> joins = new ArrayList<>();
-        for (int rank = 0; rank < RANKS; rank++) {
-            String instance = "worker-" + rank + "-" + UUID.randomUUID();
-            instances.add(instance);
-            JoinRequest join = new JoinRequest(group, rank, RANKS, instance, Backend.RING, null,
-                    "127.0.0.1:" + (40000 + rank), "localhost", null);
-            joins.add(CompletableFuture.supplyAsync(() -> post("/rendezvous?wait=30", join, GroupView.class)));
-        }
-        for (CompletableFuture<GroupView> join : joins) {
-            join.get(60, TimeUnit.SECONDS);
-        }
-        return instances;
-    }
-
-    private <T> T post(String path, Object body, Class<T> type) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
-                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(AllsumJson.mapper().writeValueAsString(body))).build();
-        try {
-            HttpResponse<String> response = raw.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() / 100 != 2) {
-                throw new AssertionError("POST " + path + " answered " + response.statusCode() + ": " + response.body());
-            }
-            return AllsumJson.mapper().readValue(response.body(), type);
-        } catch (IOException e) {
-            throw new AssertionError("POST " + path + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
     }
 }

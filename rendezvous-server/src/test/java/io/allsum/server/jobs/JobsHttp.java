@@ -1,8 +1,11 @@
 package io.allsum.server.jobs;
 
+import io.allsum.model.Backend;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.JoinRequest;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -14,8 +17,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /** A plain JDK HTTP client for the job API, as a worker or a user would call it; every request has a deadline. */
 final class JobsHttp {
@@ -85,6 +92,37 @@ final class JobsHttp {
 
     void reportOk(String group, String jobId, RankReport report) {
         expect(report(group, jobId, report), 204);
+    }
+
+    /** A ring group whose ranks all joined: each rank's instance id, and the generation they completed. */
+    record FormedGroup(List<String> instances, long generation) {
+    }
+
+    /** Joins ranks 0..ranks-1 of a ring group over HTTP, all at once, and waits until the generation completed. */
+    FormedGroup formRingGroup(String group, int ranks) throws Exception {
+        List<String> instances = new ArrayList<>();
+        List<CompletableFuture<GroupView>> joins = new ArrayList<>();
+        for (int rank = 0; rank < ranks; rank++) {
+            String instance = "worker-" + rank + "-" + UUID.randomUUID();
+            instances.add(instance);
+            JoinRequest join = new JoinRequest(group, rank, ranks, instance, Backend.RING, null,
+                    "127.0.0.1:" + (40000 + rank), "localhost", null);
+            joins.add(CompletableFuture.supplyAsync(() -> postOk("/rendezvous?wait=30", join, GroupView.class)));
+        }
+        long generation = 0;
+        for (CompletableFuture<GroupView> join : joins) {
+            generation = join.get(60, TimeUnit.SECONDS).generation();
+        }
+        return new FormedGroup(List.copyOf(instances), generation);
+    }
+
+    /** POST a JSON body, expecting a 2xx; the answer read as {@code type} (null for Void or an empty body). */
+    <T> T postOk(String path, Object body, Class<T> type) {
+        HttpResponse<String> response = send("POST", path, body);
+        if (response.statusCode() / 100 != 2) {
+            throw new AssertionError("POST " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return type == Void.class || response.body().isEmpty() ? null : json.readValue(response.body(), type);
     }
 
     /** The ProblemDetail's {@code detail}, from an error answer. */

@@ -1,6 +1,5 @@
 package io.allsum.server.jobs;
 
-import io.allsum.model.Backend;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
@@ -9,8 +8,6 @@ import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.rendezvous.FailureReport;
-import io.allsum.model.rendezvous.GroupView;
-import io.allsum.model.rendezvous.JoinRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -19,17 +16,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.util.ClassUtils;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -53,7 +42,6 @@ class RealRegistryJobsEndToEndTest {
     @Autowired
     JsonMapper json;
 
-    private final HttpClient raw = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final String group = "e2e-" + UUID.randomUUID().toString().substring(0, 8);
 
     static boolean registryPresent() {
@@ -64,19 +52,9 @@ class RealRegistryJobsEndToEndTest {
     @Test
     void ranksJoinRunASweepAndAReportedFailureFailsTheRunningJob() throws Exception {
         JobsHttp http = new JobsHttp(port, json);
-        List<String> instances = new ArrayList<>();
-        List<CompletableFuture<GroupView>> joins = new ArrayList<>();
-        for (int rank = 0; rank < RANKS; rank++) {
-            String instance = "worker-" + rank + "-" + UUID.randomUUID();
-            instances.add(instance);
-            JoinRequest join = new JoinRequest(group, rank, RANKS, instance, Backend.RING, null,
-                    "127.0.0.1:" + (40000 + rank), "localhost", null);
-            joins.add(CompletableFuture.supplyAsync(() -> post("/rendezvous?wait=30", join, GroupView.class)));
-        }
-        long generation = 0;
-        for (CompletableFuture<GroupView> join : joins) {
-            generation = join.get(60, TimeUnit.SECONDS).generation();
-        }
+        JobsHttp.FormedGroup formed = http.formRingGroup(group, RANKS);
+        List<String> instances = formed.instances();
+        long generation = formed.generation();
 
         Job sweep = http.submitOk(group, new JobSpec(null, null, null, null, 1024L, 4096L, 2, 5, 1, null, null, null));
         for (int rank = 0; rank < RANKS; rank++) {
@@ -94,7 +72,7 @@ class RealRegistryJobsEndToEndTest {
 
         Job running = http.submitOk(group, JobSpec.allSum(8));
         http.nextOk(group, 0, instances.get(0), sweep.seq(), 10).orElseThrow();
-        post("/rendezvous/" + group + "/failures",
+        http.postOk("/rendezvous/" + group + "/failures",
                 new FailureReport(0, instances.get(0), generation, 2, "rank 2 stopped answering"), Void.class);
 
         Job failed = http.getOk(group, running.jobId());
@@ -105,23 +83,5 @@ class RealRegistryJobsEndToEndTest {
         }
         assertThat(failed.state()).isEqualTo(JobState.FAILED);
         assertThat(failed.failureReason()).contains("generation " + generation).contains("rank 2");
-    }
-
-    private <T> T post(String path, Object body, Class<T> type) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
-        try {
-            HttpResponse<String> response = raw.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() / 100 != 2) {
-                throw new AssertionError("POST " + path + " answered " + response.statusCode() + ": " + response.body());
-            }
-            return type == Void.class || response.body().isEmpty() ? null : json.readValue(response.body(), type);
-        } catch (IOException e) {
-            throw new AssertionError("POST " + path + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
     }
 }
