@@ -84,6 +84,11 @@ public final class RingBenchmark implements Callable<Integer> {
     @Option(names = "-w", defaultValue = "-1", description = "Warm-up iterations; -1 picks a fifth of -n (at least 2).")
     int warmup;
 
+    @Option(names = "--warmup-bytes", defaultValue = "1G", paramLabel = "SIZE", description = "Before the sweep, all-"
+            + "reduces of the first size moving this much in all (default ${DEFAULT-VALUE}), so that the first row is"
+            + " not measured while the JIT still compiles the ring's loops; 0 leaves it out.")
+    long warmupBytes;
+
     @Option(names = "-c", defaultValue = "1", description = "1 verifies one all-reduce per size, 0 does not.")
     int check;
 
@@ -166,6 +171,12 @@ public final class RingBenchmark implements Callable<Integer> {
                 double busSum = 0;
                 long wrongSum = 0;
                 int rows = 0;
+                long first = Math.max(4, minBytes);
+                // Without this the first size's figure swung 2x between runs (the C2 compiles of the reduce and
+                // copy loops land inside its timed loop); every rank runs the same count, so no rank waits alone.
+                for (long i = 0, n = Math.min(100_000, warmupBytes / first); i < n; i++) {
+                    comm.allReduce(buf, buf, first / 4, DataType.FLOAT32, ReduceOp.SUM);
+                }
                 for (long bytes = Math.max(4, minBytes); bytes <= maxBytes; bytes *= factor) {
                     long count = bytes / 4;
                     int n = iterations > 0 ? iterations : itersFor(bytes);
