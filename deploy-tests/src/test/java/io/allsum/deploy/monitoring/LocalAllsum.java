@@ -31,7 +31,7 @@ final class LocalAllsum implements AutoCloseable {
             "--enable-native-access=ALL-UNNAMED");
     static final Duration START = Duration.ofSeconds(120);
     static final Duration SWEEP = Duration.ofSeconds(150);
-    private static final Pattern TOMCAT_PORT = Pattern.compile("Tomcat started on port (\\d+)");
+    private static final Pattern HTTP_PORT = Pattern.compile("(?:Tomcat|Jetty) started on port (\\d+)");
 
     final String token = UUID.randomUUID().toString();
     final String group;
@@ -139,7 +139,7 @@ final class LocalAllsum implements AutoCloseable {
     private int httpPort(Path log) throws IOException, InterruptedException {
         long end = System.nanoTime() + START.toNanos();
         while (System.nanoTime() < end) {
-            Matcher m = TOMCAT_PORT.matcher(Files.exists(log) ? Files.readString(log) : "");
+            Matcher m = HTTP_PORT.matcher(Files.exists(log) ? Files.readString(log) : "");
             if (m.find()) {
                 return Integer.parseInt(m.group(1));
             }

@@ -5,7 +5,6 @@ import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
-import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
@@ -13,8 +12,6 @@ import io.allsum.server.web.LongPollWait;
 import io.allsum.server.web.ProblemException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -28,9 +25,7 @@ import org.springframework.web.bind.annotation.RestController;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CompletionException;
 
 /** Protocol v1 rendezvous endpoints (docs/protocol.md). */
 @RestController
@@ -42,24 +37,26 @@ public class RendezvousController {
     private final RendezvousProperties properties;
     private final ViewResponses views;
     private final JoinRequestValidator validator;
+    private final JoinResponses answers;
 
-    RendezvousController(RendezvousRegistry registry, RendezvousProperties properties, ViewResponses views) {
+    RendezvousController(RendezvousRegistry registry, RendezvousProperties properties, ViewResponses views,
+                         JoinResponses answers) {
         this.registry = registry;
         this.properties = properties;
         this.views = views;
+        this.answers = answers;
         this.validator = new JoinRequestValidator(properties.maxWorldSize());
     }
 
     /**
-     * Joins a rank. Requests run on virtual threads, so a waiting join simply parks its virtual thread on the answer
-     * (no platform thread held); when the generation completes, each parked join writes the shared pre-encoded
-     * view itself. An async return value would instead re-dispatch every waiter through the filters, the
-     * DispatcherServlet and message conversion, which dominated the time from the last join to the last answer.
-     * Joins are counted by outcome in one place, {@link JoinMeterFilter}.
+     * Joins a rank. A join the registry answers at once is written at once; a join that must wait is parked as a
+     * servlet async request, holding no thread while it waits, and its answer is written when the generation
+     * completes, fails or its wait runs out ({@link JoinResponses}). Joins are counted by outcome in one place,
+     * {@link JoinMeterFilter}.
      */
     @PostMapping(path = Protocol.RENDEZVOUS_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
             produces = MediaType.APPLICATION_JSON_VALUE)
-    public ResponseEntity<JoinPending> join(
+    public void join(
             @RequestBody JoinRequest request,
             @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer waitSeconds,
             @RequestParam(name = Protocol.VIEW_PARAM, required = false) String view,
@@ -67,26 +64,12 @@ public class RendezvousController {
         Duration wait = LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait());
         boolean rankView = rankView(view);
         Joiner joiner = Joiner.from(request, validator);
-        JoinAnswer answer = await(registry.join(joiner, wait), wait, joiner);
-        return switch (answer) {
-            case JoinAnswer.Complete complete -> {
-                try {
-                    if (rankView) {
-                        views.writeRank(complete.view(), joiner.rank(), response);
-                    } else {
-                        views.write(complete.view(), http, response);
-                    }
-                } finally {
-                    if (complete.delivery() != null) {
-                        complete.delivery().answered();
-                    }
-                }
-                yield null; // written above
-            }
-            case JoinAnswer.Pending pending -> ResponseEntity.status(HttpStatus.ACCEPTED)
-                    .header(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()))
-                    .body(pending.pending());
-        };
+        CompletableFuture<JoinAnswer> answer = registry.join(joiner, wait);
+        if (answer.isDone()) {
+            answers.write(now(answer, joiner), joiner.rank(), rankView, http, response);
+        } else {
+            answers.park(answer, wait.plus(AWAIT_SLACK), joiner, rankView, http, response);
+        }
     }
 
     /** {@code view=rank}: the constant-size answer; absent or {@code full}: the whole view (older clients). */
@@ -106,27 +89,16 @@ public class RendezvousController {
         return line.length() > 32 ? line.substring(0, 32) + "..." : line;
     }
 
-    /**
-     * The registry answers every parked join by its wait (with 202 at the latest); the extra slack only bounds this
-     * thread should that ever fail.
-     */
-    private static JoinAnswer await(CompletableFuture<JoinAnswer> answer, Duration wait, Joiner request) {
+    /** The answer of a completed future; its failure (a ProblemException) goes to the exception advice. */
+    private static JoinAnswer now(CompletableFuture<JoinAnswer> answer, Joiner request) {
         try {
-            return answer.get(wait.plus(AWAIT_SLACK).toNanos(), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
+            return answer.join();
+        } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
             throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
                     + "' failed", e.getCause());
-        } catch (TimeoutException e) {
-            answer.cancel(false);
-            throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
-                    + "' got no answer from the registry within " + wait.plus(AWAIT_SLACK), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
-                    + "' was interrupted while it waited (server shutting down)", e);
         }
     }
 

@@ -4,6 +4,7 @@ import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -27,6 +28,28 @@ public class ProblemWriter {
     public void write(HttpServletRequest request, HttpServletResponse response, ProblemCode code, String detail)
             throws IOException {
         write(request.getRequestURI(), response, code, detail);
+    }
+
+    /** A {@link ProblemException} as Spring MVC's advice renders it: its headers, members and properties. */
+    public void write(HttpServletRequest request, HttpServletResponse response, ProblemException problem)
+            throws IOException {
+        ProblemDetail body = problem.getBody();
+        Map<String, Object> members = new LinkedHashMap<>();
+        if (body.getType() != null) { // Spring MVC leaves out the default, about:blank
+            members.put("type", body.getType().toString());
+        }
+        members.put("title", body.getTitle());
+        members.put("status", body.getStatus());
+        members.put("detail", body.getDetail());
+        members.put("instance", body.getInstance() != null ? body.getInstance().toString() : request.getRequestURI());
+        if (body.getProperties() != null) {
+            members.putAll(body.getProperties());
+        }
+        problem.getHeaders().forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
+        response.setStatus(body.getStatus());
+        response.setContentType(Protocol.PROBLEM_JSON);
+        response.setCharacterEncoding("UTF-8");
+        json.writeValue(response.getOutputStream(), members);
     }
 
     public void write(String instance, HttpServletResponse response, ProblemCode code, String detail)

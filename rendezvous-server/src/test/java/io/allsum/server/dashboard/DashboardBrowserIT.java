@@ -136,8 +136,11 @@ class DashboardBrowserIT {
                         && d.findElement(By.id("job-h")).getText().startsWith("Job " + seq + " "));
             }
 
-            List<WebElement> points = browser.findElements(By.cssSelector("[data-testid=plot] [data-testid=point]"));
             List<Long> sizes = LongStream.rangeClosed(10, 24).map(e -> 1L << e).boxed().toList();
+            // The plot is drawn from the next job-list fetch, which may come just after the job's row turned green.
+            await.until(d -> d.findElements(By.cssSelector("[data-testid=plot] [data-testid=point]")).size()
+                    >= sizes.size());
+            List<WebElement> points = browser.findElements(By.cssSelector("[data-testid=plot] [data-testid=point]"));
             assertThat(points).extracting(p -> Long.parseLong(p.getAttribute("data-bytes")))
                     .as("one point per size, 1 KiB to 16 MiB").containsExactlyElementsOf(sizes);
             assertThat(browser.findElement(By.cssSelector("[data-testid=plot] [data-testid=x-label]")).getText())

@@ -59,7 +59,7 @@ class ErrorAnswersTest extends RendezvousHttpTestBase {
     }
 
     @Test
-    void anEncodedSlashInThePathIsRefusedByTomcatAsProblemJson() throws IOException {
+    void anEncodedSlashInThePathIsRefusedByTheContainerAsProblemJson() throws IOException {
         RawAnswer answer = raw("GET /rendezvous/a%2Fb HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
 
         assertThat(answer.status()).isBetween(400, 499);
@@ -100,7 +100,7 @@ class ErrorAnswersTest extends RendezvousHttpTestBase {
     private record RawAnswer(int status, String head, String body) {
     }
 
-    /** A request written byte for byte: the JDK client refuses to send some of what Tomcat must refuse. */
+    /** A request written byte for byte: the JDK client refuses to send some of what the container must refuse. */
     private RawAnswer raw(String request) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(10_000);
@@ -109,7 +109,7 @@ class ErrorAnswersTest extends RendezvousHttpTestBase {
                 out.write(request.getBytes(StandardCharsets.US_ASCII));
                 out.flush();
             } catch (IOException closedEarly) {
-                // Tomcat may answer and close before the whole header is written; the answer is still there.
+                // The container may answer and close before the whole header is written; the answer is still there.
             }
             InputStream in = socket.getInputStream();
             String text = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);

@@ -22,7 +22,8 @@ final class JvmProcess implements AutoCloseable {
     /** Flags that cut JVM start-up on a small CI machine. */
     static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC",
             "-Xss512k", "-Xmx192m", "--enable-native-access=ALL-UNNAMED");
-    private static final Pattern TOMCAT_PORT = Pattern.compile("Tomcat started on port (\\d+)");
+    // The server runs on Jetty, a worker with an HTTP port on Tomcat.
+    private static final Pattern HTTP_PORT = Pattern.compile("(?:Tomcat|Jetty) started on port (\\d+)");
 
     private final String name;
     private final Process process;
@@ -86,11 +87,11 @@ final class JvmProcess implements AutoCloseable {
         }
     }
 
-    /** The port Tomcat reports, waiting for it at most {@code deadline}; fails naming the process and its log. */
+    /** The port the web server reports, waiting for it at most {@code deadline}; fails naming the process and its log. */
     int awaitHttpPort(Duration deadline) throws InterruptedException {
         long end = System.nanoTime() + deadline.toNanos();
         while (System.nanoTime() < end) {
-            Matcher m = TOMCAT_PORT.matcher(output());
+            Matcher m = HTTP_PORT.matcher(output());
             if (m.find()) {
                 return Integer.parseInt(m.group(1));
             }

@@ -1,0 +1,25 @@
+package io.allsum.server.rendezvous;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * {@code allsum.rendezvous.connection.*}: how the server's HTTP connector takes connections. A generation's ranks
+ * all connect at about the same moment, each with its own connection, so the listen backlog must hold a burst of
+ * thousands (the JVM's default is 50; connections beyond the backlog are refused or time out).
+ *
+ * @param acceptQueue the listen backlog of the HTTP port (Jetty's {@code acceptQueueSize}); the kernel caps it at
+ *                    {@code net.core.somaxconn}
+ */
+@Validated
+@ConfigurationProperties("allsum.rendezvous.connection")
+public record ConnectionProperties(@DefaultValue("4096") int acceptQueue) {
+
+    public ConnectionProperties {
+        if (acceptQueue < 1 || acceptQueue > 65535) {
+            throw new IllegalArgumentException("allsum.rendezvous.connection.accept-queue must be between 1 and"
+                    + " 65535, got " + acceptQueue);
+        }
+    }
+}

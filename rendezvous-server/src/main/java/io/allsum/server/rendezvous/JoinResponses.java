@@ -1,0 +1,173 @@
+package io.allsum.server.rendezvous;
+
+import io.allsum.model.problem.ProblemCode;
+import io.allsum.server.web.ProblemDetailsAdvice;
+import io.allsum.server.web.ProblemException;
+import io.allsum.server.web.ProblemWriter;
+import jakarta.annotation.PreDestroy;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes a join's answer: at once when the registry answered at once, else from a parked request.
+ *
+ * <p>A parked join is a servlet async request: while it waits it holds no thread and no stack, only the container's
+ * request objects (a few KB with Jetty; docs/benchmarks.md, "Rendezvous at scale"). When the registry completes its
+ * answer, a short-lived virtual thread writes the pre-encoded bytes and completes the request, so thousands of answers
+ * are written in parallel, and none goes through the filters or the DispatcherServlet a second time (an async
+ * re-dispatch, as a {@code DeferredResult} does, cost more than the answer itself).
+ */
+@Component
+class JoinResponses {
+
+    private static final Logger log = LoggerFactory.getLogger(JoinResponses.class);
+
+    private final ViewResponses views;
+    private final JsonMapper json;
+    private final ProblemWriter problems;
+    private final ExecutorService writers = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("join-answer-", 0).factory());
+
+    JoinResponses(ViewResponses views, JsonMapper json, ProblemWriter problems) {
+        this.views = views;
+        this.json = json;
+        this.problems = problems;
+    }
+
+    @PreDestroy
+    void stop() {
+        writers.shutdown();
+    }
+
+    /** Writes an answer the registry gave at once; a failure propagates to Spring MVC's exception handling. */
+    void write(JoinAnswer answer, int rank, boolean rankView, HttpServletRequest http, HttpServletResponse response)
+            throws IOException {
+        switch (answer) {
+            case JoinAnswer.Complete complete -> {
+                try {
+                    if (rankView) {
+                        views.writeRank(complete.view(), rank, response);
+                    } else {
+                        views.write(complete.view(), http, response);
+                    }
+                } finally {
+                    if (complete.delivery() != null) {
+                        complete.delivery().answered();
+                    }
+                }
+            }
+            case JoinAnswer.Pending pending -> {
+                response.setStatus(HttpStatus.ACCEPTED.value());
+                response.setHeader(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()));
+                response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+                byte[] body = json.writeValueAsBytes(pending.pending());
+                response.setContentLength(body.length);
+                response.getOutputStream().write(body);
+                response.flushBuffer();
+            }
+        }
+    }
+
+    /**
+     * Parks the request until {@code answer} completes, at most {@code limit} (the registry answers by the join's
+     * wait, 202 at the latest; the limit only bounds a registry that never does). Whatever ends it first (the
+     * answer, the limit, a broken connection) writes the response; the rest find it taken.
+     */
+    void park(CompletableFuture<JoinAnswer> answer, Duration limit, Joiner joiner, boolean rankView,
+              HttpServletRequest http, HttpServletResponse response) {
+        AsyncContext async = http.startAsync(http, response);
+        async.setTimeout(limit.toMillis());
+        AtomicBoolean taken = new AtomicBoolean();
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                if (taken.compareAndSet(false, true)) {
+                    answer.cancel(false);
+                    fail(http, response, new ProblemException(ProblemCode.INTERNAL_ERROR, "join of rank "
+                            + joiner.rank() + " to group '" + joiner.group() + "' got no answer from the registry"
+                            + " within " + limit));
+                    async.complete();
+                }
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+                // The connection broke while the join waited: nobody is left to answer. The registry's answer,
+                // when it comes, finds the request taken (and still counts towards delivery).
+                if (taken.compareAndSet(false, true)) {
+                    async.complete();
+                }
+            }
+
+            @Override
+            public void onComplete(AsyncEvent event) {
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
+        answer.whenCompleteAsync((done, error) -> {
+            if (!taken.compareAndSet(false, true)) {
+                if (done instanceof JoinAnswer.Complete complete && complete.delivery() != null) {
+                    complete.delivery().answered();
+                }
+                return;
+            }
+            try {
+                if (error == null) {
+                    write(done, joiner.rank(), rankView, http, response);
+                } else {
+                    fail(http, response, error);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.debug("answer to rank {} of group '{}' not written: {}", joiner.rank(), joiner.group(),
+                        e.toString());
+            } finally {
+                async.complete();
+            }
+        }, writers);
+    }
+
+    /** What Spring MVC's advice would write for {@code error}, written here because no handler runs any more. */
+    private void fail(HttpServletRequest http, HttpServletResponse response, Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        ProblemException problem = switch (cause) {
+            case ProblemException p -> p;
+            case CancellationException c -> null;
+            default -> {
+                log.error("unexpected error answering a parked join", cause);
+                yield new ProblemException(ProblemCode.INTERNAL_ERROR, "the server failed to answer: "
+                        + cause.getClass().getSimpleName());
+            }
+        };
+        if (problem == null || response.isCommitted()) {
+            return;
+        }
+        try {
+            http.setAttribute(ProblemDetailsAdvice.PROBLEM_CODE_ATTRIBUTE, problem.code());
+            problems.write(http, response, problem);
+        } catch (IOException | RuntimeException e) {
+            log.debug("problem answer not written: {}", e.toString());
+        }
+    }
+}

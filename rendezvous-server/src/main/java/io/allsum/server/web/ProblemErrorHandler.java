@@ -1,0 +1,44 @@
+package io.allsum.server.web;
+
+import io.allsum.model.Protocol;
+import io.allsum.model.problem.ProblemCode;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Jetty's last-resort error answer (requests it refuses before any servlet runs: a malformed request line, a header
+ * section above the limit) as problem+json instead of Jetty's HTML page. Installed on the server by
+ * {@link JettyProblems}. The detail names the status only: Jetty's messages may quote the request.
+ */
+public class ProblemErrorHandler extends ErrorHandler {
+
+    /** Requests the HTTP parser refused: the answer is written by the connection, from these bytes. */
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+        fields.put(HttpHeader.CONTENT_TYPE, Protocol.PROBLEM_JSON);
+        return ByteBuffer.wrap(body(status));
+    }
+
+    @Override
+    protected void generateResponse(Request request, Response response, int status, String message, Throwable cause,
+                                    Callback callback) {
+        byte[] body = body(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, Protocol.PROBLEM_JSON);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    static byte[] body(int status) {
+        ProblemCode code = ProblemCode.forStatus(status);
+        return ("{\"type\":\"about:blank\",\"title\":\"" + code.title() + "\",\"status\":" + status
+                + ",\"detail\":\"the server refused the request with status " + status + " before reading it\""
+                + ",\"code\":\"" + code.wireCode() + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+}
