@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring rdv multi nb2 small2 small1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv multi nb2 small2 small1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -81,12 +81,23 @@ part_ring() { # CPU: allsum ring vs Gloo, same host, same run
   echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
 }
 
+part_ringab() { # CPU: the ring benchmark of an older build (RING_OLD_JAR: its worker-agent + shared-model classes, first
+  # on the dist's classpath) against this dist's, alternating, REPS times each, at 2 and 4 processes (the 1 MiB question)
+  local old=${RING_OLD_JAR:-.carry/old-ring.jar} cls=${RING_OLD_CLASS:-io.allsum.worker.comm.ring.RingBenchmark} rep n
+  for rep in $(seq ${REPS:-3}); do for n in 2 4; do
+    echo "## old ($old) ring $n processes, rep $rep"; $JAVA -Xmx4g -cp "$old:$(worker_cp)" $cls --launch $n -b 1M -e ${RINGB:-64M} -f 4 2>&1 | grep -v "^#\|INFO\|AM io"
+    echo "## new ring $n processes, rep $rep"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 2>&1 | grep -v "^#\|INFO\|AM io"
+    echo "## new ring $n processes without the sweep warm-up, rep $rep"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 --warmup-bytes 0 2>&1 | grep -v "^#\|INFO\|AM io"
+  done; done
+}
+
 part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch TCPStore, same host, same run (issue 15)
   # Both sides spread their waiting ranks over RDV_PROCS client processes; 16,384 ranks are as many connections.
   ulimit -n "$(ulimit -Hn)"
   local ranks=${RDV_RANKS:-64,256,1024,4096,16384} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18080}
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
-  allsum-server --server.port=$port > /tmp/rdv-server.log 2>&1 & local pid=$!
+  # RDV_SERVER_OPTS: the server's extra JVM flags (e.g. a heap limit) for this part only.
+  ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port > /tmp/rdv-server.log 2>&1 & local pid=$!
   for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
@@ -95,6 +106,7 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   echo "# server $(grep VmHWM /proc/$jpid/status | tr -s ' ') (peak); waiting ${RDV_SETTLE:-30} s"
   sleep ${RDV_SETTLE:-30}; echo "# server $(grep VmRSS /proc/$jpid/status | tr -s ' ') ${RDV_SETTLE:-30} s after the last round"
   kill $pid; wait $pid 2>/dev/null
+  [ "${RDV_TCPSTORE:-1}" = 0 ] && return
   echo "## TCPStore (bench/rendezvous/tcpstore_bench.py), $procs client processes"
   ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds
 }
