@@ -1,7 +1,9 @@
 package io.allsum.server.rendezvous;
 
+import jakarta.validation.constraints.NotNull;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -11,15 +13,22 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param acceptQueue the listen backlog of the HTTP port (Jetty's {@code acceptQueueSize}); the kernel caps it at
  *                    {@code net.core.somaxconn}
+ * @param readBuffer  each connection's read buffer (Jetty's {@code inputBufferSize}, default 8 KB), held while a
+ *                    join waits: a join is a few hundred bytes, and longer requests are read in several pieces
  */
 @Validated
 @ConfigurationProperties("allsum.rendezvous.connection")
-public record ConnectionProperties(@DefaultValue("4096") int acceptQueue) {
+public record ConnectionProperties(@DefaultValue("4096") int acceptQueue,
+                                   @NotNull @DefaultValue("2KB") DataSize readBuffer) {
 
     public ConnectionProperties {
         if (acceptQueue < 1 || acceptQueue > 65535) {
             throw new IllegalArgumentException("allsum.rendezvous.connection.accept-queue must be between 1 and"
                     + " 65535, got " + acceptQueue);
+        }
+        if (readBuffer != null && (readBuffer.toBytes() < 512 || readBuffer.toBytes() > 1 << 20)) {
+            throw new IllegalArgumentException("allsum.rendezvous.connection.read-buffer must be between 512B and"
+                    + " 1MB, got " + readBuffer);
         }
     }
 }

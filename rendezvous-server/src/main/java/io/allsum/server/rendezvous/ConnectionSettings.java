@@ -29,6 +29,9 @@ class ConnectionSettings implements WebServerFactoryCustomizer<JettyServletWebSe
                 HttpConnectionFactory http = connector.getConnectionFactory(HttpConnectionFactory.class);
                 if (http != null) {
                     http.getHttpConfiguration().setHeaderCacheSize(0);
+                    // A parked join's connection keeps its read buffer (Jetty's default 8 KB, direct memory); a join
+                    // request is a few hundred bytes, and longer headers are parsed across several reads.
+                    http.setInputBufferSize((int) properties.readBuffer().toBytes());
                 }
             }
         });
