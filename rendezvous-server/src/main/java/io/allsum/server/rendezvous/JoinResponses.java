@@ -153,14 +153,15 @@ class JoinResponses {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         ProblemException problem = switch (cause) {
             case ProblemException p -> p;
-            case CancellationException c -> null;
+            case CancellationException c -> new ProblemException(ProblemCode.SERVICE_UNAVAILABLE,
+                    "the join's wait was cancelled by the server; join again");
             default -> {
                 log.error("unexpected error answering a parked join", cause);
                 yield new ProblemException(ProblemCode.INTERNAL_ERROR, "the server failed to answer: "
                         + cause.getClass().getSimpleName());
             }
         };
-        if (problem == null || response.isCommitted()) {
+        if (response.isCommitted()) {
             return;
         }
         try {
