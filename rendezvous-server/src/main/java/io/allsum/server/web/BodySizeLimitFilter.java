@@ -8,6 +8,7 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
@@ -17,6 +18,9 @@ import java.io.IOException;
  * reading passes the limit (the ProblemDetail advice turns {@link BodyTooLargeException} into the 413).
  */
 public class BodySizeLimitFilter extends OncePerRequestFilter {
+
+    /** The most of a refused body read and dropped before the answer (as Tomcat's {@code maxSwallowSize}). */
+    static final long SWALLOW_BYTES = 2 * 1024 * 1024;
 
     private final long limitBytes;
     private final ProblemWriter problems;
@@ -31,20 +35,54 @@ public class BodySizeLimitFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         long declared = request.getContentLengthLong();
         if (declared > limitBytes) {
+            if (declared <= SWALLOW_BYTES) {
+                swallow(request);
+            } else {
+                response.setHeader(HttpHeaders.CONNECTION, "close");
+            }
             problems.write(request, response, ProblemCode.BODY_TOO_LARGE,
                     "the request body has " + declared + " bytes; the limit is " + limitBytes + " bytes");
             return;
         }
-        chain.doFilter(new LimitedRequest(request, limitBytes), response);
+        LimitedRequest limited = new LimitedRequest(request, limitBytes);
+        try {
+            chain.doFilter(limited, response);
+        } finally {
+            if (limited.exceeded()) {
+                swallow(request);
+            }
+        }
+    }
+
+    /**
+     * Reads and drops the rest of a refused body, up to {@link #SWALLOW_BYTES}, so that the client, still sending
+     * it, finishes and reads the 413. Jetty closes a connection with unread content, and a client that is still
+     * writing then gets a reset instead of the answer (Tomcat swallowed up to 2 MB by itself).
+     */
+    private static void swallow(HttpServletRequest request) {
+        byte[] sink = new byte[8192];
+        long left = SWALLOW_BYTES;
+        try {
+            ServletInputStream in = request.getInputStream();
+            for (int n; left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0; ) {
+                left -= n;
+            }
+        } catch (IOException | IllegalStateException e) {
+            // the client went away, or the body was read as a reader: nothing to drain
+        }
     }
 
     private static final class LimitedRequest extends HttpServletRequestWrapper {
         private final long limitBytes;
-        private ServletInputStream limited;
+        private LimitedInputStream limited;
 
         LimitedRequest(HttpServletRequest request, long limitBytes) {
             super(request);
             this.limitBytes = limitBytes;
+        }
+
+        boolean exceeded() {
+            return limited != null && limited.exceeded;
         }
 
         @Override
@@ -60,6 +98,7 @@ public class BodySizeLimitFilter extends OncePerRequestFilter {
         private final ServletInputStream in;
         private final long limitBytes;
         private long read;
+        private boolean exceeded;
 
         LimitedInputStream(ServletInputStream in, long limitBytes) {
             this.in = in;
@@ -87,6 +126,7 @@ public class BodySizeLimitFilter extends OncePerRequestFilter {
         private void count(int n) throws BodyTooLargeException {
             read += n;
             if (read > limitBytes) {
+                exceeded = true;
                 throw new BodyTooLargeException(limitBytes);
             }
         }
