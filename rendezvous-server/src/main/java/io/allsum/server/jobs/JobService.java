@@ -259,18 +259,13 @@ public class JobService implements DisposableBean {
         }
     }
 
+    /**
+     * A group that formed again is no longer removed. A group without a job queue yet gets none here: the queue (and
+     * its one database read) is made by the first submission or poll, never on the path of the last rank's join.
+     */
     @EventListener
     public void onGenerationCompleted(GroupDirectory.GenerationCompleted event) {
-        try {
-            groups.compute(event.group(), (name, jobs) -> {
-                GroupJobs live = jobs != null ? jobs : newGroupJobs(name);
-                live.generationCompleted();
-                return live;
-            });
-        } catch (DataAccessException e) {
-            // Never into the registry's publisher: the queue is made on the first submission or poll instead.
-            log.warn("group '{}': job history database unavailable: {}", event.group(), e.getMessage());
-        }
+        existing(event.group()).ifPresent(GroupJobs::generationCompleted);
     }
 
     @EventListener

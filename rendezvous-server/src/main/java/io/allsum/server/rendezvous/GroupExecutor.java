@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Applies {@link GroupDecisions}' actions to a {@link Group} under its lock, and collects what must happen after
@@ -58,10 +59,32 @@ class GroupExecutor {
 
     /** Work that must not run under a group lock (completing parked joins' futures), run by {@link #finish}. */
     static final class Effects {
+        /**
+         * Parked joins answered by one thread, in order; more are split into chunks of this many, each answered by
+         * its own virtual thread. Answering a join starts its writer (a few microseconds each), so at thousands of
+         * waiters one thread starting them all was most of the time until the last answer (1,023 answers: 3-8 ms
+         * on 32 cores; docs/benchmarks.md, "On Jetty").
+         */
+        static final int ANSWER_CHUNK = 64;
+
         private final List<Runnable> afterUnlock = new ArrayList<>();
 
-        void add(Runnable effect) {
+        private void add(Runnable effect) {
             afterUnlock.add(effect);
+        }
+
+        /** Answers every waiter in {@code waiters} with {@code answer}, after the unlock, in parallel chunks. */
+        void answerAll(List<Waiter> waiters, Consumer<CompletableFuture<JoinAnswer>> answer) {
+            if (waiters.isEmpty()) {
+                return;
+            }
+            add(() -> {
+                for (int from = ANSWER_CHUNK; from < waiters.size(); from += ANSWER_CHUNK) {
+                    List<Waiter> chunk = waiters.subList(from, Math.min(from + ANSWER_CHUNK, waiters.size()));
+                    Thread.ofVirtual().name("join-answers").start(() -> chunk.forEach(w -> answer.accept(w.answer())));
+                }
+                waiters.subList(0, Math.min(ANSWER_CHUNK, waiters.size())).forEach(w -> answer.accept(w.answer()));
+            });
         }
     }
 
@@ -111,7 +134,7 @@ class GroupExecutor {
         JoinAnswer.Complete answer = new JoinAnswer.Complete(view, delivery);
         // The full view is encoded by the first join that wants it (EncodedView.bodies), not here: joins that ask
         // for the compact rank view (view=rank) never need it, and at 16,384 members it costs milliseconds.
-        effects.add(() -> answered.forEach(waiter -> waiter.answer().complete(answer)));
+        effects.answerAll(answered, future -> future.complete(answer));
         meters.generationCompleted(Duration.ofNanos(now - group.openedNanos()));
         group.queueEvent(new GenerationCompleted(group.name(), group.generation(), group.worldSize(),
                 group.backend()));
@@ -154,8 +177,9 @@ class GroupExecutor {
         group.fail(reason);
         List<Waiter> waiting = takeWaiters(group, null);
         long next = group.generation() + 1;
-        effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(new ProblemException(
-                ProblemCode.GENERATION_FAILED, reason + "; join again to enter generation " + next))));
+        ProblemException failed = new ProblemException(ProblemCode.GENERATION_FAILED,
+                reason + "; join again to enter generation " + next);
+        effects.answerAll(waiting, future -> future.completeExceptionally(failed));
         meters.generationFailed(failure.cause());
         group.queueEvent(new GenerationFailed(group.name(), group.generation(), reason));
         log.warn(reason);
@@ -166,16 +190,16 @@ class GroupExecutor {
         dropSlot(group, rank, "left");
         List<Waiter> own = takeWaiters(group, slot);
         String detail = slot.describe() + " left group '" + group.name() + "' while this join waited";
-        effects.add(() -> own.forEach(waiter -> waiter.answer().completeExceptionally(
-                new ProblemException(ProblemCode.NOT_A_MEMBER, detail))));
+        effects.answerAll(own, future -> future.completeExceptionally(
+                new ProblemException(ProblemCode.NOT_A_MEMBER, detail)));
     }
 
     private void remove(Group group, String why, Effects effects) {
         group.markRemoved();
         List<Waiter> waiting = takeWaiters(group, null);
         String detail = "group '" + group.name() + "' was " + why + " while this join waited";
-        effects.add(() -> waiting.forEach(waiter -> waiter.answer().completeExceptionally(
-                new ProblemException(ProblemCode.GROUP_CLOSED, detail))));
+        effects.answerAll(waiting, future -> future.completeExceptionally(
+                new ProblemException(ProblemCode.GROUP_CLOSED, detail)));
         group.queueEvent(new GroupRemoved(group.name(), why));
     }
 
