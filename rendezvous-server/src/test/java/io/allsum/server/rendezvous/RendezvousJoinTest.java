@@ -74,6 +74,44 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
     }
 
     @Test
+    void moreWaitingJoinsThanOneAnswerChunkAllGetTheSameView() {
+        int ranks = 3 * GroupExecutor.Effects.ANSWER_CHUNK + 7; // answered by several threads, one chunk each
+        String id = newUniqueId();
+        List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(1, ranks)
+                .mapToObj(rank -> http.joinAsync(nccl("chunks", rank, ranks, "w" + rank, null), 60))
+                .toList();
+        RendezvousHttp.await("every join but rank 0's to park", Duration.ofSeconds(30),
+                () -> registry.status("chunks").joinedRanks().size() == ranks - 1);
+
+        GroupView last = read(http.join(nccl("chunks", 0, ranks, "w0", id), 60), GroupView.class);
+
+        assertThat(waiting).allSatisfy(join -> {
+            HttpResponse<String> response = join.join();
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(read(response, GroupView.class)).isEqualTo(last);
+        });
+        assertThat(last.uniqueId()).isEqualTo(id);
+    }
+
+    @Test
+    void closingAGroupWithMoreWaitersThanOneAnswerChunkAnswersEveryOne410() {
+        int waiters = 2 * GroupExecutor.Effects.ANSWER_CHUNK + 1;
+        List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(0, waiters)
+                .mapToObj(rank -> http.joinAsync(ring("closed-chunks", rank, waiters + 1, "w" + rank), 60))
+                .toList();
+        RendezvousHttp.await("the joins to park", Duration.ofSeconds(30),
+                () -> registry.status("closed-chunks").joinedRanks().size() == waiters);
+
+        assertThat(http.delete("/rendezvous/closed-chunks").statusCode()).isEqualTo(204);
+
+        assertThat(waiting).allSatisfy(join -> {
+            HttpResponse<String> response = join.join();
+            assertThat(response.statusCode()).isEqualTo(410);
+            assertThat(RendezvousHttp.json(response).get("detail").asString()).contains("closed-chunks");
+        });
+    }
+
+    @Test
     void joinAnswers202WithMissingRanksThenCompletesWhenTheStragglerArrives() {
         HttpResponse<String> early = http.join(ring("straggle", 0, 3, "w0"), 0);
         assertThat(early.statusCode()).isEqualTo(202);
