@@ -60,13 +60,12 @@ class GroupExecutor {
     /** Work that must not run under a group lock (completing parked joins' futures), run by {@link #finish}. */
     static final class Effects {
         /**
-         * Waiters one thread answers in turn; a longer list is split into {@link #ANSWER_FAN_OUT} parts, each
-         * answered the same way by its own virtual thread. Answering a join starts its writer (a few microseconds
-         * each), so one thread starting them all was most of the time until the last answer (1,023 answers: 3-8 ms
-         * on 32 cores, docs/benchmarks.md "On Jetty"); the split makes it a tree, a few levels deep at 16,384.
+         * Parked joins answered by one thread, in order; more are split into chunks of this many, each answered by
+         * its own virtual thread. Answering a join starts its writer (a few microseconds each), so at thousands of
+         * waiters one thread starting them all was most of the time until the last answer (1,023 answers: 3-8 ms
+         * on 32 cores; docs/benchmarks.md, "On Jetty").
          */
-        static final int ANSWER_LEAF = 8;
-        static final int ANSWER_FAN_OUT = 8;
+        static final int ANSWER_CHUNK = 64;
 
         private final List<Runnable> afterUnlock = new ArrayList<>();
 
@@ -74,24 +73,18 @@ class GroupExecutor {
             afterUnlock.add(effect);
         }
 
-        /** Answers every waiter in {@code waiters} with {@code answer}, after the unlock, split over threads. */
+        /** Answers every waiter in {@code waiters} with {@code answer}, after the unlock, in parallel chunks. */
         void answerAll(List<Waiter> waiters, Consumer<CompletableFuture<JoinAnswer>> answer) {
-            if (!waiters.isEmpty()) {
-                add(() -> answerTree(waiters, answer));
-            }
-        }
-
-        private static void answerTree(List<Waiter> waiters, Consumer<CompletableFuture<JoinAnswer>> answer) {
-            if (waiters.size() <= ANSWER_LEAF) {
-                waiters.forEach(waiter -> answer.accept(waiter.answer()));
+            if (waiters.isEmpty()) {
                 return;
             }
-            int part = Math.ceilDiv(waiters.size(), ANSWER_FAN_OUT);
-            for (int from = part; from < waiters.size(); from += part) {
-                List<Waiter> rest = waiters.subList(from, Math.min(from + part, waiters.size()));
-                Thread.ofVirtual().name("join-answers").start(() -> answerTree(rest, answer));
-            }
-            answerTree(waiters.subList(0, part), answer);
+            add(() -> {
+                for (int from = ANSWER_CHUNK; from < waiters.size(); from += ANSWER_CHUNK) {
+                    List<Waiter> chunk = waiters.subList(from, Math.min(from + ANSWER_CHUNK, waiters.size()));
+                    Thread.ofVirtual().name("join-answers").start(() -> chunk.forEach(w -> answer.accept(w.answer())));
+                }
+                waiters.subList(0, Math.min(ANSWER_CHUNK, waiters.size())).forEach(w -> answer.accept(w.answer()));
+            });
         }
     }
 

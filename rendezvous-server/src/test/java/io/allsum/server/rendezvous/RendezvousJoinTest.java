@@ -74,9 +74,8 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
     }
 
     @Test
-    void waitingJoinsAnsweredByManyThreadsAllGetTheSameView() {
-        // Answered by a tree of threads two levels deep, with parts of unequal size.
-        int ranks = GroupExecutor.Effects.ANSWER_FAN_OUT * GroupExecutor.Effects.ANSWER_FAN_OUT * 3 + 7;
+    void moreWaitingJoinsThanOneAnswerChunkAllGetTheSameView() {
+        int ranks = 3 * GroupExecutor.Effects.ANSWER_CHUNK + 7; // answered by several threads, one chunk each
         String id = newUniqueId();
         List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(1, ranks)
                 .mapToObj(rank -> http.joinAsync(nccl("chunks", rank, ranks, "w" + rank, null), 60))
@@ -95,8 +94,8 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
     }
 
     @Test
-    void closingAGroupWithWaitersAnsweredByManyThreadsAnswersEveryOne410() {
-        int waiters = GroupExecutor.Effects.ANSWER_FAN_OUT * GroupExecutor.Effects.ANSWER_LEAF + 1;
+    void closingAGroupWithMoreWaitersThanOneAnswerChunkAnswersEveryOne410() {
+        int waiters = 2 * GroupExecutor.Effects.ANSWER_CHUNK + 1;
         List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(0, waiters)
                 .mapToObj(rank -> http.joinAsync(ring("closed-chunks", rank, waiters + 1, "w" + rank), 60))
                 .toList();
