@@ -170,8 +170,10 @@ selfcheck_n() {
   for p in "${pids[@]}"; do wait $p; done; cat /tmp/selfcheck-0.txt; for r in $(seq 1 $((n - 1))); do tail -3 /tmp/selfcheck-$r.txt; done
 }
 
+# small2/small1 time each size over 500 iterations: with 50, single ~10 us cells moved by 20-50 % between runs, in
+# native and Java alike (docs/benchmarks/h200-multi-gpu.md, fifth session). Process start and NCCL set-up dominate a run.
 part_small2() { # issue 13, every GPU in one call: native blocking / non-blocking, the backend alone, the job path
-  local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-50} w=${WARMUP:-10} e=${MAXB:-1G} rep
+  local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep
   echo "## overhead probe, $n JVMs (8 B, host ns per call of each enqueue path)"; selfcheck_n $n -b 8 -e 8 -n $it -w $w --probe | grep -E '^#   [a-z]|^# probe'
   for rep in $(seq ${REPS:-3}); do # interleaved repetitions: each table's per-size median is compared
     echo "## rep $rep: native, $n processes, blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w
@@ -189,7 +191,7 @@ part_small2() { # issue 13, every GPU in one call: native blocking / non-blockin
 }
 
 part_small1() { # issue 13 on one GPU: native blocking, the backend alone, the job path, interleaved repetitions
-  local it=${ITERS:-50} w=${WARMUP:-10} e=${MAXB:-1G} rep
+  local it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep
   export CUDA_VISIBLE_DEVICES=0
   echo "## overhead probe, 1 JVM"; allsum-selfcheck -b 8 -e 8 -n $it -w $w --no-check --probe | grep -E '^#   [a-z]|^# probe'
   for rep in $(seq ${REPS:-3}); do
