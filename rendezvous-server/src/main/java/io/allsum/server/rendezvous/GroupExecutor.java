@@ -63,7 +63,7 @@ class GroupExecutor {
          * Parked joins answered by one thread, in order; more are split into chunks of this many, each answered by
          * its own virtual thread. Answering a join starts its writer (a few microseconds each), so at thousands of
          * waiters one thread starting them all was most of the time until the last answer (1,023 answers: 3-8 ms
-         * on 32 cores; docs/benchmarks.md, "On Jetty").
+         * on 32 cores; docs/benchmarks.md, "Where the time to the last answer goes").
          */
         static final int ANSWER_CHUNK = 64;
 
@@ -177,6 +177,7 @@ class GroupExecutor {
         group.fail(reason);
         List<Waiter> waiting = takeWaiters(group, null);
         long next = group.generation() + 1;
+        // One exception for every waiter (JoinResponses only reads it): not thousands of stack traces at once.
         ProblemException failed = new ProblemException(ProblemCode.GENERATION_FAILED,
                 reason + "; join again to enter generation " + next);
         effects.answerAll(waiting, future -> future.completeExceptionally(failed));
