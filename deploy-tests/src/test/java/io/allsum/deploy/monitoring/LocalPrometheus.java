@@ -146,14 +146,21 @@ final class LocalPrometheus implements AutoCloseable {
 
     /** Waits until {@code promql} returns at least one series. */
     void awaitSeries(String promql, Duration deadline) throws IOException, InterruptedException {
+        awaitSeries(promql, 1, deadline);
+    }
+
+    /** Until {@code promql} answers at least {@code atLeast} series (a rate needs two scrapes of each one). */
+    void awaitSeries(String promql, int atLeast, Duration deadline) throws IOException, InterruptedException {
         long end = System.nanoTime() + deadline.toNanos();
+        int seen = 0;
         while (System.nanoTime() < end) {
-            if (query(promql).path("data").path("result").size() > 0) {
+            seen = query(promql).path("data").path("result").size();
+            if (seen >= atLeast) {
                 return;
             }
             Thread.sleep(500);
         }
-        throw new AssertionError("no series for " + promql + " within " + deadline);
+        throw new AssertionError(seen + " series, not " + atLeast + ", for " + promql + " within " + deadline);
     }
 
     /** /api/v1/series for a selector: the label sets of the matching series. */
