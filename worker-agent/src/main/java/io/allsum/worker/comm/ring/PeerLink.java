@@ -78,29 +78,49 @@ final class PeerLink implements AutoCloseable {
 
     /** Runs {@code job} on this link's writer thread; its failure also fails the op so the caller stops waiting. */
     CompletableFuture<Void> submit(OpContext ctx, Runnable job) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        Send send = new Send(ctx, job);
         try {
-            writer.execute(() -> {
-                try {
-                    job.run();
-                    done.complete(null);
-                } catch (CommException e) {
-                    ctx.fail(e);
-                    done.completeExceptionally(e);
-                } catch (RuntimeException | Error e) {
-                    CommException wrapped = new CommException(ctx.phase(), selfRank,
-                            "sending to peer rank " + peerRank + " failed: " + e, e);
-                    ctx.fail(wrapped);
-                    done.completeExceptionally(wrapped);
-                }
-            });
+            writer.execute(send);
         } catch (RuntimeException e) { // rejected: the link is closed
+            send.abandon(e);
+        }
+        return send.done;
+    }
+
+    /** One frame for the writer thread; its future completes when it is sent, fails, or is dropped by a close. */
+    private final class Send implements Runnable {
+        private final OpContext ctx;
+        private final Runnable job;
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+        Send(OpContext ctx, Runnable job) {
+            this.ctx = ctx;
+            this.job = job;
+        }
+
+        @Override
+        public void run() {
+            try {
+                job.run();
+                done.complete(null);
+            } catch (CommException e) {
+                ctx.fail(e);
+                done.completeExceptionally(e);
+            } catch (RuntimeException | Error e) {
+                CommException wrapped = new CommException(ctx.phase(), selfRank,
+                        "sending to peer rank " + peerRank + " failed: " + e, e);
+                ctx.fail(wrapped);
+                done.completeExceptionally(wrapped);
+            }
+        }
+
+        /** Never sent: the op waiting on it fails instead of waiting for a writer that is gone. */
+        void abandon(Exception cause) {
             CommException closedError = new CommException(ctx.phase(), selfRank,
-                    "link to peer rank " + peerRank + " is closed", e);
+                    "link to peer rank " + peerRank + " is closed", cause);
             ctx.fail(closedError);
             done.completeExceptionally(closedError);
         }
-        return done;
     }
 
     /** Sends the chunks of {@code payload} as data frames (on the writer thread). */
@@ -300,7 +320,13 @@ final class PeerLink implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        writer.shutdownNow();
+        // Frames still queued are dropped: fail their ops (an abort from another thread used to leave a collective
+        // waiting forever on a send that would never run).
+        for (Runnable dropped : writer.shutdownNow()) {
+            if (dropped instanceof Send send) {
+                send.abandon(null);
+            }
+        }
         for (AutoCloseable c : List.<AutoCloseable>of(channel, readSelector, writeSelector)) {
             RingListener.closeQuietly(c);
         }

@@ -68,6 +68,39 @@ class RingLifecycleTest {
     }
 
     @Test
+    void aSurvivorThatAbortsRightAfterItsFailureStillTellsTheOthersWhichRankFailed() {
+        // The worker aborts its communicator as soon as a collective fails (ActiveGeneration.markBroken); the abort
+        // must not cut off the ABORT notices the failure queued, or the next rank names this one instead.
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try (RingCluster cluster = new RingCluster(3, SETTINGS).start(1)) {
+                CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> {
+                    sleep(100);
+                    cluster.comms.get(2).abort();
+                });
+                List<Object> outcomes = cluster.outcomes(r -> {
+                    Communicator comm = cluster.comms.get(r);
+                    try {
+                        for (int round = 0; round < 1_000_000; round++) {
+                            comm.barrier();
+                        }
+                        return "completed every barrier without noticing the abort";
+                    } catch (CommException e) {
+                        comm.abort();
+                        throw e;
+                    }
+                });
+                killer.join();
+                for (int r = 0; r < 2; r++) {
+                    assertThat(outcomes.get(r)).as("attempt %d, rank %d", attempt, r)
+                            .isInstanceOf(PeerFailedException.class);
+                    PeerFailedException e = (PeerFailedException) outcomes.get(r);
+                    assertThat(e.peerRank()).as("attempt %d, rank %d: %s", attempt, r, e.getMessage()).isEqualTo(2);
+                }
+            }
+        }
+    }
+
+    @Test
     void peerThatClosesInsteadOfJoiningIsNamedByTheOthers() {
         try (RingCluster cluster = new RingCluster(3, SETTINGS).start(1)) {
             List<Object> outcomes = cluster.outcomes(r -> {
