@@ -177,7 +177,8 @@ class GroupExecutor {
         group.fail(reason);
         List<Waiter> waiting = takeWaiters(group, null);
         long next = group.generation() + 1;
-        // One exception for every waiter (JoinResponses only reads it): not thousands of stack traces at once.
+        // One exception for all waiters (JoinResponses only reads it), as in withdraw and remove: not thousands of
+        // stack traces at once.
         ProblemException failed = new ProblemException(ProblemCode.GENERATION_FAILED,
                 reason + "; join again to enter generation " + next);
         effects.answerAll(waiting, future -> future.completeExceptionally(failed));
@@ -191,16 +192,16 @@ class GroupExecutor {
         dropSlot(group, rank, "left");
         List<Waiter> own = takeWaiters(group, slot);
         String detail = slot.describe() + " left group '" + group.name() + "' while this join waited";
-        effects.answerAll(own, future -> future.completeExceptionally(
-                new ProblemException(ProblemCode.NOT_A_MEMBER, detail)));
+        ProblemException left = new ProblemException(ProblemCode.NOT_A_MEMBER, detail);
+        effects.answerAll(own, future -> future.completeExceptionally(left));
     }
 
     private void remove(Group group, String why, Effects effects) {
         group.markRemoved();
         List<Waiter> waiting = takeWaiters(group, null);
         String detail = "group '" + group.name() + "' was " + why + " while this join waited";
-        effects.answerAll(waiting, future -> future.completeExceptionally(
-                new ProblemException(ProblemCode.GROUP_CLOSED, detail)));
+        ProblemException closed = new ProblemException(ProblemCode.GROUP_CLOSED, detail);
+        effects.answerAll(waiting, future -> future.completeExceptionally(closed));
         group.queueEvent(new GroupRemoved(group.name(), why));
     }
 
