@@ -81,7 +81,7 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
                 .mapToObj(rank -> http.joinAsync(nccl("chunks", rank, ranks, "w" + rank, null), 60))
                 .toList();
         RendezvousHttp.await("every join but rank 0's to park", Duration.ofSeconds(30),
-                () -> registry.status("chunks").joinedRanks().size() == ranks - 1);
+                () -> joined("chunks") == ranks - 1);
 
         GroupView last = read(http.join(nccl("chunks", 0, ranks, "w0", id), 60), GroupView.class);
 
@@ -100,7 +100,7 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
                 .mapToObj(rank -> http.joinAsync(ring("closed-chunks", rank, waiters + 1, "w" + rank), 60))
                 .toList();
         RendezvousHttp.await("the joins to park", Duration.ofSeconds(30),
-                () -> registry.status("closed-chunks").joinedRanks().size() == waiters);
+                () -> joined("closed-chunks") == waiters);
 
         assertThat(http.delete("/rendezvous/closed-chunks").statusCode()).isEqualTo(204);
 
@@ -109,6 +109,12 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
             assertThat(response.statusCode()).isEqualTo(410);
             assertThat(RendezvousHttp.json(response).get("detail").asString()).contains("closed-chunks");
         });
+    }
+
+    /** Ranks joined so far; 0 while the group does not exist yet (its first join still on the way). */
+    private int joined(String group) {
+        HttpResponse<String> status = http.get("/rendezvous/" + group);
+        return status.statusCode() == 200 ? RendezvousHttp.json(status).get("joinedRanks").size() : 0;
     }
 
     @Test
