@@ -2,6 +2,7 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.server.web.ProblemDetailsAdvice;
+import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.ProblemException;
 import io.allsum.server.web.ProblemWriter;
 import jakarta.annotation.PreDestroy;
@@ -20,6 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -61,30 +63,24 @@ class JoinResponses {
     /** Writes an answer the registry gave at once; a failure propagates to Spring MVC's exception handling. */
     void write(JoinAnswer answer, int rank, boolean rankView, HttpServletRequest http, HttpServletResponse response)
             throws IOException {
-        switch (answer) {
-            case JoinAnswer.Complete complete -> {
-                try {
-                    if (rankView) {
-                        views.writeRank(complete.view(), rank, response);
-                    } else {
-                        views.write(complete.view(), http, response);
-                    }
-                } finally {
-                    if (complete.delivery() != null) {
-                        complete.delivery().answered();
-                    }
-                }
-            }
-            case JoinAnswer.Pending pending -> {
-                response.setStatus(HttpStatus.ACCEPTED.value());
-                response.setHeader(HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()));
-                response.setContentType(MediaType.APPLICATION_JSON_VALUE);
-                byte[] body = json.writeValueAsBytes(pending.pending());
-                response.setContentLength(body.length);
-                response.getOutputStream().write(body);
-                response.flushBuffer();
-            }
+        try {
+            boolean gzip = !rankView && AcceptEncoding.allowsGzip(http.getHeaders(HttpHeaders.ACCEPT_ENCODING));
+            answer(answer, rank, rankView, gzip).writeTo(response);
+        } finally {
+            delivered(answer);
         }
+    }
+
+    /** {@code answer} as the bytes a rank gets. */
+    HttpAnswer answer(JoinAnswer answer, int rank, boolean rankView, boolean gzip) {
+        return switch (answer) {
+            case JoinAnswer.Complete complete ->
+                    rankView ? views.rank(complete.view(), rank) : views.full(complete.view(), gzip);
+            case JoinAnswer.Pending pending -> new HttpAnswer(HttpStatus.ACCEPTED.value(), List.of(
+                    HttpHeaders.RETRY_AFTER, Integer.toString(pending.pending().retryAfterSeconds()),
+                    HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE),
+                    json.writeValueAsBytes(pending.pending()));
+        };
     }
 
     /**
@@ -128,9 +124,7 @@ class JoinResponses {
         });
         answer.whenCompleteAsync((done, error) -> {
             if (!taken.compareAndSet(false, true)) {
-                if (done instanceof JoinAnswer.Complete complete && complete.delivery() != null) {
-                    complete.delivery().answered();
-                }
+                delivered(done);
                 return;
             }
             try {
@@ -148,19 +142,16 @@ class JoinResponses {
         }, writers);
     }
 
+    /** Counts a complete answer towards its generation's delivery: it was written, or its client is gone. */
+    static void delivered(JoinAnswer answer) {
+        if (answer instanceof JoinAnswer.Complete complete && complete.delivery() != null) {
+            complete.delivery().answered();
+        }
+    }
+
     /** What Spring MVC's advice would write for {@code error}, written here because no handler runs any more. */
     private void fail(HttpServletRequest http, HttpServletResponse response, Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        ProblemException problem = switch (cause) {
-            case ProblemException p -> p;
-            case CancellationException c -> new ProblemException(ProblemCode.SERVICE_UNAVAILABLE,
-                    "the join's wait was cancelled by the server; join again");
-            default -> {
-                log.error("unexpected error answering a parked join", cause);
-                yield new ProblemException(ProblemCode.INTERNAL_ERROR, "the server failed to answer: "
-                        + cause.getClass().getSimpleName());
-            }
-        };
+        ProblemException problem = problem(error);
         if (response.isCommitted()) {
             return;
         }
@@ -170,5 +161,20 @@ class JoinResponses {
         } catch (IOException | RuntimeException e) {
             log.debug("problem answer not written: {}", e.toString());
         }
+    }
+
+    /** The problem a failed join answer is: the registry's own, or a 503/500 for a cancelled or broken wait. */
+    static ProblemException problem(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return switch (cause) {
+            case ProblemException p -> p;
+            case CancellationException c -> new ProblemException(ProblemCode.SERVICE_UNAVAILABLE,
+                    "the join's wait was cancelled by the server; join again");
+            default -> {
+                log.error("unexpected error answering a join", cause);
+                yield new ProblemException(ProblemCode.INTERNAL_ERROR, "the server failed to answer: "
+                        + cause.getClass().getSimpleName());
+            }
+        };
     }
 }

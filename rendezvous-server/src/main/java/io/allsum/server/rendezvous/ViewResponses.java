@@ -1,5 +1,6 @@
 package io.allsum.server.rendezvous;
 
+import io.allsum.server.web.HttpAnswer;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
@@ -8,6 +9,7 @@ import org.springframework.stereotype.Component;
 
 import java.io.IOException;
 import java.util.Enumeration;
+import java.util.List;
 
 /**
  * Writes a complete generation straight to the servlet response. The full view: the same pre-encoded bytes for
@@ -19,6 +21,11 @@ public class ViewResponses {
 
     /** The gzip body is another representation, so it gets its own strong ETag (RFC 9110, 8.8.3). */
     private static final String GZIP_TAG_SUFFIX = "-gzip";
+    private static final List<String> JSON = List.of(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE);
+    private static final List<String> JSON_VARY = List.of(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE,
+            HttpHeaders.VARY, HttpHeaders.ACCEPT_ENCODING);
+    private static final List<String> JSON_GZIP = List.of(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE,
+            HttpHeaders.VARY, HttpHeaders.ACCEPT_ENCODING, HttpHeaders.CONTENT_ENCODING, "gzip");
 
     private final ViewEncoder encoder;
 
@@ -28,17 +35,22 @@ public class ViewResponses {
 
     /** The full view, unique id included: the join answer for clients that did not ask for the rank view. */
     void write(EncodedView view, HttpServletRequest request, HttpServletResponse response) throws IOException {
-        writeBodies(encoder.bodies(view), request, response);
+        full(view, AcceptEncoding.allowsGzip(request.getHeaders(HttpHeaders.ACCEPT_ENCODING))).writeTo(response);
+    }
+
+    /** The full view as an answer: gzip when the client accepts it. */
+    HttpAnswer full(EncodedView view, boolean gzip) {
+        return answer(encoder.bodies(view), gzip);
     }
 
     /** The constant-size answer of {@code rank} ({@code view=rank}). */
     void writeRank(EncodedView view, int rank, HttpServletResponse response) throws IOException {
-        byte[] body = encoder.rankBody(view, rank);
-        response.setStatus(HttpServletResponse.SC_OK);
-        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
+        rank(view, rank).writeTo(response);
+    }
+
+    /** The constant-size answer of {@code rank} as an answer. */
+    HttpAnswer rank(EncodedView view, int rank) {
+        return new HttpAnswer(HttpServletResponse.SC_OK, JSON, encoder.rankBody(view, rank));
     }
 
     /**
@@ -62,18 +74,13 @@ public class ViewResponses {
 
     private static void writeBodies(EncodedView.Bodies bodies, HttpServletRequest request,
                                     HttpServletResponse response) throws IOException {
-        boolean gzip = AcceptEncoding.allowsGzip(request.getHeaders(HttpHeaders.ACCEPT_ENCODING));
-        byte[] body = gzip ? bodies.gzip() : bodies.json();
-        response.setStatus(HttpServletResponse.SC_OK);
-        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        answer(bodies, AcceptEncoding.allowsGzip(request.getHeaders(HttpHeaders.ACCEPT_ENCODING))).writeTo(response);
+    }
+
+    private static HttpAnswer answer(EncodedView.Bodies bodies, boolean gzip) {
         // Caches and proxies must not hand the gzip body to a client that did not ask for it, nor the reverse.
-        response.setHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT_ENCODING);
-        if (gzip) {
-            response.setHeader(HttpHeaders.CONTENT_ENCODING, "gzip");
-        }
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
+        return gzip ? new HttpAnswer(HttpServletResponse.SC_OK, JSON_GZIP, bodies.gzip())
+                : new HttpAnswer(HttpServletResponse.SC_OK, JSON_VARY, bodies.json());
     }
 
     /**

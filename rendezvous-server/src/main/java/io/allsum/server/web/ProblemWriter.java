@@ -4,12 +4,15 @@ import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,6 +36,11 @@ public class ProblemWriter {
     /** A {@link ProblemException} as Spring MVC's advice renders it: its headers, members and properties. */
     public void write(HttpServletRequest request, HttpServletResponse response, ProblemException problem)
             throws IOException {
+        answer(request.getRequestURI(), problem).writeTo(response);
+    }
+
+    /** {@code problem} as a complete answer, for paths that write without the servlet API. */
+    public HttpAnswer answer(String instance, ProblemException problem) {
         ProblemDetail body = problem.getBody();
         Map<String, Object> members = new LinkedHashMap<>();
         if (body.getType() != null) { // Spring MVC leaves out the default, about:blank
@@ -41,15 +49,18 @@ public class ProblemWriter {
         members.put("title", body.getTitle());
         members.put("status", body.getStatus());
         members.put("detail", body.getDetail());
-        members.put("instance", body.getInstance() != null ? body.getInstance().toString() : request.getRequestURI());
+        members.put("instance", body.getInstance() != null ? body.getInstance().toString() : instance);
         if (body.getProperties() != null) {
             members.putAll(body.getProperties());
         }
-        problem.getHeaders().forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
-        response.setStatus(body.getStatus());
-        response.setContentType(Protocol.PROBLEM_JSON);
-        response.setCharacterEncoding("UTF-8");
-        json.writeValue(response.getOutputStream(), members);
+        List<String> headers = new ArrayList<>();
+        problem.getHeaders().forEach((name, values) -> values.forEach(value -> {
+            headers.add(name);
+            headers.add(value);
+        }));
+        headers.add(HttpHeaders.CONTENT_TYPE);
+        headers.add(Protocol.PROBLEM_JSON);
+        return new HttpAnswer(body.getStatus(), headers, json.writeValueAsBytes(members));
     }
 
     public void write(String instance, HttpServletResponse response, ProblemCode code, String detail)

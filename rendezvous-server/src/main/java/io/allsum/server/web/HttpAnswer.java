@@ -1,0 +1,62 @@
+package io.allsum.server.web;
+
+import jakarta.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * A complete answer made before it is written: status, headers and the whole body. The rendezvous writes the same
+ * answer through the servlet API or straight to Jetty's core response ({@code JoinHandler}), so both paths send the
+ * same bytes.
+ *
+ * @param headers name, value, name, value ... (Content-Type included, Content-Length added when written)
+ */
+public record HttpAnswer(int status, List<String> headers, byte[] body) {
+
+    public HttpAnswer {
+        if (headers.size() % 2 != 0) {
+            throw new IllegalArgumentException("headers come in name/value pairs: " + headers);
+        }
+    }
+
+    /** The value of header {@code name}, null when absent. */
+    public String header(String name) {
+        for (int i = 0; i < headers.size(); i += 2) {
+            if (headers.get(i).equalsIgnoreCase(name)) {
+                return headers.get(i + 1);
+            }
+        }
+        return null;
+    }
+
+    /** Writes and flushes the answer; the caller completes the request (or the container does). */
+    public void writeTo(HttpServletResponse response) throws IOException {
+        response.setStatus(status);
+        for (int i = 0; i < headers.size(); i += 2) {
+            response.addHeader(headers.get(i), headers.get(i + 1));
+        }
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
+    }
+
+    /**
+     * Writes the answer as the whole response, without blocking: {@code done} completes when the bytes are written
+     * (or the write failed), which for a core handler ends the request.
+     */
+    public void writeTo(Response response, Callback done) {
+        response.setStatus(status);
+        HttpFields.Mutable fields = response.getHeaders();
+        for (int i = 0; i < headers.size(); i += 2) {
+            fields.add(headers.get(i), headers.get(i + 1));
+        }
+        fields.put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), done);
+    }
+}
