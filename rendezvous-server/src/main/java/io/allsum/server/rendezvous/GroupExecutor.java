@@ -61,11 +61,12 @@ class GroupExecutor {
     static final class Effects {
         /**
          * Parked joins answered by one thread, in order; more are split into chunks of this many, each answered by
-         * its own virtual thread. Answering a join starts its writer (a few microseconds each), so at thousands of
-         * waiters one thread starting them all was most of the time until the last answer (1,023 answers: 3-8 ms
-         * on 32 cores; docs/benchmarks.md, "Where the time to the last answer goes").
+         * its own virtual thread. Answering a join writes its answer (JoinHandler: a few microseconds each, on the
+         * answering thread), so at thousands of waiters one thread answering them all was most of the time until
+         * the last answer (docs/benchmarks.md, "Where the time to the last answer goes", "Joins below the servlet
+         * layer").
          */
-        static final int ANSWER_CHUNK = 64;
+        static final int ANSWER_CHUNK = 16;
 
         private final List<Runnable> afterUnlock = new ArrayList<>();
 
@@ -73,18 +74,21 @@ class GroupExecutor {
             afterUnlock.add(effect);
         }
 
-        /** Answers every waiter in {@code waiters} with {@code answer}, after the unlock, in parallel chunks. */
+        /**
+         * Answers every waiter in {@code waiters} with {@code answer}, after the unlock, in parallel chunks. None is
+         * answered on the calling thread: when that is the last rank's join, its own answer goes out at once.
+         */
         void answerAll(List<Waiter> waiters, Consumer<CompletableFuture<JoinAnswer>> answer) {
             if (waiters.isEmpty()) {
                 return;
             }
-            add(() -> {
+            add(() -> Thread.ofVirtual().name("join-answers").start(() -> {
                 for (int from = ANSWER_CHUNK; from < waiters.size(); from += ANSWER_CHUNK) {
                     List<Waiter> chunk = waiters.subList(from, Math.min(from + ANSWER_CHUNK, waiters.size()));
                     Thread.ofVirtual().name("join-answers").start(() -> chunk.forEach(w -> answer.accept(w.answer())));
                 }
                 waiters.subList(0, Math.min(ANSWER_CHUNK, waiters.size())).forEach(w -> answer.accept(w.answer()));
-            });
+            }));
         }
     }
 

@@ -1,0 +1,125 @@
+package io.allsum.server.rendezvous;
+
+import io.allsum.model.rendezvous.GroupView;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static io.allsum.server.rendezvous.RendezvousHttp.read;
+import static io.allsum.server.rendezvous.RendezvousHttp.ring;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Well-formed joins are answered by {@link JoinHandler} below the servlet layer; whatever it does not take reaches
+ * the servlet path and gets the answer it always got.
+ */
+class JoinHandlerTest extends RendezvousHttpTestBase {
+
+    @Autowired
+    JoinHandlerInstaller installer;
+
+    @Autowired
+    RendezvousRegistry registry;
+
+    @Test
+    void wellFormedJoinsAreAnsweredByTheCoreHandler() {
+        long before = installer.servedJoins();
+
+        CompletableFuture<HttpResponse<String>> first = http.joinAsync(ring("core-served", 0, 2, "w0"), 30);
+        RendezvousHttp.await("rank 0 parked", Duration.ofSeconds(10), () -> registry.parkedJoins("core-served") == 1);
+        HttpResponse<String> second = http.join(ring("core-served", 1, 2, "w1"), 30);
+
+        assertThat(second.statusCode()).isEqualTo(200);
+        assertThat(read(first.join(), GroupView.class).members()).hasSize(2);
+        assertThat(installer.servedJoins() - before).isEqualTo(2);
+    }
+
+    @Test
+    void aBodyThatDoesNotParseIsReplayedToTheServletPathWhichNamesTheField() {
+        long before = installer.servedJoins();
+
+        HttpResponse<String> response = http.post("/rendezvous?wait=0",
+                "{\"group\":\"replayed\",\"rank\":\"x\",\"worldSize\":1,\"instanceId\":\"w0\",\"backend\":\"ring\"}");
+
+        assertThat(problem(response, 400).path("detail").stringValue()).startsWith("field 'rank' is invalid");
+        assertThat(installer.servedJoins()).isEqualTo(before);
+    }
+
+    @Test
+    void aChunkedJoinIsLeftToTheServletPathAndStillCompletes() throws IOException {
+        long before = installer.servedJoins();
+        String body = RendezvousHttp.JSON.writeValueAsString(ring("chunked", 0, 1, "w0"));
+
+        String answer = exchange("POST /rendezvous?wait=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                + "\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                + Integer.toHexString(body.length()) + "\r\n" + body + "\r\n0\r\n\r\n");
+
+        assertThat(answer).startsWith("HTTP/1.1 200").contains("\"group\":\"chunked\"");
+        assertThat(installer.servedJoins()).isEqualTo(before);
+    }
+
+    @Test
+    void aParkedJoinWhoseClientHangsUpDoesNotStopTheOthersAnswers() throws Exception {
+        String body = RendezvousHttp.JSON.writeValueAsString(ring("hang-up", 0, 3, "w0"));
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            write(socket, "POST /rendezvous?wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+            RendezvousHttp.await("rank 0 parked", Duration.ofSeconds(10), () -> registry.parkedJoins("hang-up") == 1);
+        } // rank 0's connection closes while it waits
+        CompletableFuture<HttpResponse<String>> one = http.joinAsync(ring("hang-up", 1, 3, "w1"), 30);
+        RendezvousHttp.await("rank 1 parked", Duration.ofSeconds(10), () -> registry.parkedJoins("hang-up") == 2);
+        HttpResponse<String> two = http.join(ring("hang-up", 2, 3, "w2"), 30);
+
+        assertThat(two.statusCode()).isEqualTo(200);
+        assertThat(one.join().statusCode()).isEqualTo(200);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"application/json", "application/json; charset=UTF-8", "Application/JSON;charset=\"utf-8\""})
+    void jsonContentTypesAreTaken(String contentType) {
+        assertThat(JoinHandler.isJson(contentType)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"text/plain", "application/json; charset=ISO-8859-1", "application/jsonx", ""})
+    void otherContentTypesAreLeftToTheServletPath(String contentType) {
+        assertThat(JoinHandler.isJson(contentType)).isFalse();
+        assertThat(JoinHandler.isJson(null)).isFalse();
+    }
+
+    @Test
+    void acceptHeadersThatAllowJsonAreTakenOthersAreLeft() {
+        assertThat(JoinHandler.acceptsJson(List.of())).isTrue();
+        assertThat(JoinHandler.acceptsJson(List.of("application/json, application/problem+json"))).isTrue();
+        assertThat(JoinHandler.acceptsJson(List.of("text/html, */*;q=0.8"))).isTrue();
+        assertThat(JoinHandler.acceptsJson(List.of("application/*"))).isTrue();
+        assertThat(JoinHandler.acceptsJson(List.of("text/html"))).isFalse();
+        assertThat(JoinHandler.acceptsJson(List.of("application/json;q=0"))).isFalse();
+    }
+
+    private String exchange(String request) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            write(socket, request);
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static void write(Socket socket, String request) throws IOException {
+        OutputStream out = socket.getOutputStream();
+        out.write(request.getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+    }
+}
