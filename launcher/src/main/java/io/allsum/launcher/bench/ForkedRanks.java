@@ -59,7 +59,10 @@ final class ForkedRanks {
             Process process = builder.start();
             STARTED.add(process);
             LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-            Thread.ofVirtual().start(() -> {
+            // A platform thread: a virtual one blocked reading a pipe holds its carrier, and once the scheduler's
+            // spare carriers retire (30 s idle), 4 such readers on 2 cores left no carrier for the HTTP client, so a
+            // round held longer than 30 s (--hold) never sent its last join.
+            Thread.ofPlatform().daemon().name("client-output-" + process.pid()).start(() -> {
                 try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                         StandardCharsets.UTF_8))) {
                     for (String line; (line = out.readLine()) != null; ) {
