@@ -67,8 +67,6 @@ class GroupExecutor {
          * layer").
          */
         static final int ANSWER_CHUNK = 16;
-        /** EXPERIMENT (session 6, to be removed): the completing thread answers the first chunk itself. */
-        private static final boolean INLINE_FIRST_CHUNK = Boolean.getBoolean("allsum.exp.inlineFirstChunk");
 
         private final List<Runnable> afterUnlock = new ArrayList<>();
 
@@ -84,14 +82,13 @@ class GroupExecutor {
             if (waiters.isEmpty()) {
                 return;
             }
-            Runnable all = () -> {
+            add(() -> Thread.ofVirtual().name("join-answers").start(() -> {
                 for (int from = ANSWER_CHUNK; from < waiters.size(); from += ANSWER_CHUNK) {
                     List<Waiter> chunk = waiters.subList(from, Math.min(from + ANSWER_CHUNK, waiters.size()));
                     Thread.ofVirtual().name("join-answers").start(() -> chunk.forEach(w -> answer.accept(w.answer())));
                 }
                 waiters.subList(0, Math.min(ANSWER_CHUNK, waiters.size())).forEach(w -> answer.accept(w.answer()));
-            };
-            add(INLINE_FIRST_CHUNK ? all : () -> Thread.ofVirtual().name("join-answers").start(all));
+            }));
         }
     }
 
