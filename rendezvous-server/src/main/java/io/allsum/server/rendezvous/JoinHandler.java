@@ -92,7 +92,7 @@ final class JoinHandler extends Handler.Wrapper {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        Settings settings = takes(request);
+        Settings settings = takesSafely(request);
         if (settings == null) {
             return super.handle(request, response, callback);
         }
@@ -110,6 +110,14 @@ final class JoinHandler extends Handler.Wrapper {
 
     /** How a taken join is answered. */
     record Settings(Duration waitFor, boolean rankView, boolean gzip) {
+    }
+
+    private Settings takesSafely(Request request) {
+        try {
+            return takes(request);
+        } catch (RuntimeException e) {
+            return null; // e.g. a query string that does not decode: the servlet path refuses it, as before
+        }
     }
 
     /** The join's settings when this handler takes the request, null when the servlet path answers it. */

@@ -1,6 +1,7 @@
 package io.allsum.server.web;
 
 import io.allsum.model.problem.ProblemCode;
+import org.eclipse.jetty.http.HttpException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.TypeMismatchException;
@@ -60,6 +61,14 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> handleUnexpected(Exception ex, WebRequest request) {
+        // Jetty refuses what it cannot decode (a query string such as "wait=%zz") when a parameter is first read,
+        // with its own 4xx status: the client's mistake, not the server's.
+        if (ex instanceof HttpException refused && refused.getCode() >= 400 && refused.getCode() < 500) {
+            ProblemDetail problem = ProblemException.problem(ProblemCode.forStatus(refused.getCode()),
+                    "the request is malformed: " + refused.getReason());
+            return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.valueOf(refused.getCode()),
+                    request);
+        }
         log.error("unexpected error answering {}", describeRequest(request), ex);
         ProblemDetail problem = ProblemException.problem(ProblemCode.INTERNAL_ERROR,
                 "the server failed to answer: " + ex.getClass().getSimpleName());

@@ -54,6 +54,19 @@ class ErrorAnswersTest extends RendezvousHttpTestBase {
     }
 
     @Test
+    void aQueryStringThatDoesNotDecodeIs400Not500() throws IOException {
+        String body = RendezvousHttp.JSON.writeValueAsString(joinBody(ring("bad-query", 0, 2, "w0")));
+
+        RawAnswer answer = raw("POST /rendezvous?wait=%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                + "\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body);
+
+        assertThat(answer.status()).isEqualTo(400);
+        assertThat(answer.head()).containsIgnoringCase("content-type: application/problem+json");
+        assertThat(answer.body()).contains("the request is malformed").contains("\"code\":\"invalid-request\"");
+        assertThat(http.get("/rendezvous/bad-query").statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void getErrorIsA404ProblemNot500() {
         assertProblem(http.get("/error"), 404, "not-found");
     }
