@@ -101,8 +101,13 @@ final class JoinHandler extends Handler.Wrapper {
                 .whenComplete((body, failure) -> {
                     if (failure != null) {
                         callback.failed(failure); // the client went away mid-body
-                    } else {
+                        return;
+                    }
+                    try {
                         serve(request, response, callback, settings, body);
+                    } catch (RuntimeException e) { // a bug: answer it rather than leave the request open
+                        log.error("join not served", e);
+                        Response.writeError(request, response, callback, e);
                     }
                 });
         return true;
@@ -278,6 +283,15 @@ final class JoinHandler extends Handler.Wrapper {
             out = problems.answer(path, problem);
         }
         meters.joinAnswered(JoinOutcome.of(out.status(), code));
+        try {
+            write(out, response, callback, joiner, done);
+        } catch (RuntimeException e) {
+            JoinResponses.delivered(done);
+            callback.failed(e);
+        }
+    }
+
+    private void write(HttpAnswer out, Response response, Callback callback, Joiner joiner, JoinAnswer done) {
         out.writeTo(response, Callback.from(() -> {
             JoinResponses.delivered(done);
             callback.succeeded();
