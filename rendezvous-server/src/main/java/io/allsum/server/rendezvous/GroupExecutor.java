@@ -45,6 +45,8 @@ class GroupExecutor {
     private final long joinTimeoutNanos;
     private final String epoch;
     private final AtomicInteger waitingJoins = new AtomicInteger();
+    /** The most joins waiting at once since {@link #takeWaitingPeak()} last read it (racy max: a burst shows). */
+    private volatile int waitingPeak;
     /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
     private final AtomicLong completions = new AtomicLong();
 
@@ -100,6 +102,13 @@ class GroupExecutor {
         return waitingJoins.get();
     }
 
+    /** The most joins that waited at once since the last call; starts over from those waiting now. */
+    int takeWaitingPeak() {
+        int peak = waitingPeak;
+        waitingPeak = waitingJoins.get();
+        return peak;
+    }
+
     /** Applies one non-terminal action. Caller holds the group's lock. */
     void apply(Group group, Action action, long now, Effects effects) {
         switch (action) {
@@ -152,7 +161,10 @@ class GroupExecutor {
         Waiter waiter = new Waiter(slot);
         slot.parked();
         group.addWaiter(waiter);
-        waitingJoins.incrementAndGet();
+        int waiting = waitingJoins.incrementAndGet();
+        if (waiting > waitingPeak) {
+            waitingPeak = waiting;
+        }
         waiter.expiresBy(scheduler.schedule(() -> expire(group, waiter), wait));
         return waiter.answer();
     }
