@@ -30,7 +30,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Writes a join's answer: at once when the registry answered at once, else from a parked request.
+ * Makes a join's answer ({@link #answer}, for both join paths) and writes it on the servlet path: the joins
+ * {@link JoinHandler} leaves to Spring MVC. It writes at once when the registry answered at once, else from a parked
+ * request.
  *
  * <p>A parked join is a servlet async request: while it waits it holds no thread and no stack, only the container's
  * request objects (a few KB with Jetty; docs/benchmarks.md, "Rendezvous at scale"). When the registry completes its
