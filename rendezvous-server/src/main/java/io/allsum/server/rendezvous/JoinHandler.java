@@ -54,8 +54,6 @@ import java.util.concurrent.atomic.LongAdder;
 final class JoinHandler extends Handler.Wrapper {
 
     private static final Logger log = LoggerFactory.getLogger(JoinHandler.class);
-    /** Slack above the join's wait: the registry answers by then (202 at the latest); this only bounds a bug. */
-    private static final Duration ANSWER_SLACK = Duration.ofSeconds(60);
 
     private final String path;
     private final RendezvousRegistry registry;
@@ -246,7 +244,7 @@ final class JoinHandler extends Handler.Wrapper {
                 callback.failed(failure);
             }
         });
-        Duration limit = settings.waitFor().plus(ANSWER_SLACK);
+        Duration limit = JoinResponses.answerLimit(settings.waitFor());
         answer.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, error) -> {
             if (!taken.compareAndSet(false, true)) {
                 JoinResponses.delivered(done);
@@ -255,8 +253,7 @@ final class JoinHandler extends Handler.Wrapper {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
                     : error;
             if (cause instanceof TimeoutException) {
-                cause = new ProblemException(ProblemCode.INTERNAL_ERROR, "join of rank " + joiner.rank()
-                        + " to group '" + joiner.group() + "' got no answer from the registry within " + limit);
+                cause = JoinResponses.noAnswer(joiner, limit);
             }
             respond(response, callback, joiner, settings, done, cause);
         });

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 class JoinResponses {
 
     private static final Logger log = LoggerFactory.getLogger(JoinResponses.class);
+    private static final Duration ANSWER_SLACK = Duration.ofSeconds(60);
 
     private final ViewResponses views;
     private final JsonMapper json;
@@ -100,9 +101,7 @@ class JoinResponses {
             public void onTimeout(AsyncEvent event) {
                 if (taken.compareAndSet(false, true)) {
                     answer.cancel(false);
-                    fail(http, response, new ProblemException(ProblemCode.INTERNAL_ERROR, "join of rank "
-                            + joiner.rank() + " to group '" + joiner.group() + "' got no answer from the registry"
-                            + " within " + limit));
+                    fail(http, response, noAnswer(joiner, limit));
                     async.complete();
                 }
             }
@@ -142,6 +141,20 @@ class JoinResponses {
                 async.complete();
             }
         }, writers);
+    }
+
+    /**
+     * How long a parked join waits for the registry, whichever path parked it: its wait plus a minute. The registry
+     * answers by the wait (202 at the latest); the limit only bounds a registry that never does.
+     */
+    static Duration answerLimit(Duration wait) {
+        return wait.plus(ANSWER_SLACK);
+    }
+
+    /** The problem a parked join gets when the registry did not answer within {@code limit}. */
+    static ProblemException noAnswer(Joiner joiner, Duration limit) {
+        return new ProblemException(ProblemCode.INTERNAL_ERROR, "join of rank " + joiner.rank() + " to group '"
+                + joiner.group() + "' got no answer from the registry within " + limit);
     }
 
     /** Counts a complete answer towards its generation's delivery: it was written, or its client is gone. */

@@ -31,8 +31,6 @@ import java.util.concurrent.CompletionException;
 @RestController
 public class RendezvousController {
 
-    private static final Duration AWAIT_SLACK = Duration.ofSeconds(60);
-
     private final RendezvousRegistry registry;
     private final RendezvousProperties properties;
     private final ViewResponses views;
@@ -68,7 +66,7 @@ public class RendezvousController {
         if (answer.isDone()) {
             answers.write(now(answer, joiner), joiner.rank(), rankView, http, response);
         } else {
-            answers.park(answer, wait.plus(AWAIT_SLACK), joiner, rankView, http, response);
+            answers.park(answer, JoinResponses.answerLimit(wait), joiner, rankView, http, response);
         }
     }
 

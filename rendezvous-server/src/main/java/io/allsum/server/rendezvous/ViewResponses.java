@@ -12,7 +12,8 @@ import java.util.Enumeration;
 import java.util.List;
 
 /**
- * Writes a complete generation straight to the servlet response. The full view: the same pre-encoded bytes for
+ * A complete generation as an answer: the join answers ({@link HttpAnswer}s, written by either join path) and the
+ * public view, written straight to the servlet response. The full view: the same pre-encoded bytes for
  * every rank, gzipped (once per generation) for clients that send {@code Accept-Encoding: gzip}, identity JSON
  * otherwise. The compact rank view: a few hundred bytes made per rank, never gzipped (it would not shrink).
  */
@@ -33,22 +34,15 @@ public class ViewResponses {
         this.encoder = encoder;
     }
 
-    /** The full view, unique id included: the join answer for clients that did not ask for the rank view. */
-    void write(EncodedView view, HttpServletRequest request, HttpServletResponse response) throws IOException {
-        full(view, AcceptEncoding.allowsGzip(request.getHeaders(HttpHeaders.ACCEPT_ENCODING))).writeTo(response);
-    }
-
-    /** The full view as an answer: gzip when the client accepts it. */
+    /**
+     * The full view, unique id included (the join answer for clients that did not ask for the rank view), gzip when
+     * the client accepts it.
+     */
     HttpAnswer full(EncodedView view, boolean gzip) {
         return answer(encoder.bodies(view), gzip);
     }
 
     /** The constant-size answer of {@code rank} ({@code view=rank}). */
-    void writeRank(EncodedView view, int rank, HttpServletResponse response) throws IOException {
-        rank(view, rank).writeTo(response);
-    }
-
-    /** The constant-size answer of {@code rank} as an answer. */
     HttpAnswer rank(EncodedView view, int rank) {
         return new HttpAnswer(HttpServletResponse.SC_OK, JSON, encoder.rankBody(view, rank));
     }

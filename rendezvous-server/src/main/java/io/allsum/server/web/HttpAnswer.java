@@ -25,16 +25,6 @@ public record HttpAnswer(int status, List<String> headers, byte[] body) {
         }
     }
 
-    /** The value of header {@code name}, null when absent. */
-    public String header(String name) {
-        for (int i = 0; i < headers.size(); i += 2) {
-            if (headers.get(i).equalsIgnoreCase(name)) {
-                return headers.get(i + 1);
-            }
-        }
-        return null;
-    }
-
     /** Writes and flushes the answer; the caller completes the request (or the container does). */
     public void writeTo(HttpServletResponse response) throws IOException {
         response.setStatus(status);
