@@ -1,19 +1,54 @@
 package io.allsum.server.rendezvous;
 
+import org.eclipse.jetty.io.ArrayByteBufferPool;
+import org.eclipse.jetty.io.ByteBufferPool;
+import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.jetty.JettyServerCustomizer;
 import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
-import org.springframework.stereotype.Component;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
-/** Applies {@link ConnectionProperties} to Jetty's connectors, and keeps idle keep-alive connections small. */
-@Component
+import java.net.InetSocketAddress;
+
+/**
+ * Applies {@link ConnectionProperties} to Jetty's connectors, and keeps idle and parked connections small: every
+ * waiting join is a connection, 16,384 of them at once.
+ */
+@Configuration(proxyBeanMethods = false)
 class ConnectionSettings implements WebServerFactoryCustomizer<JettyServletWebServerFactory> {
+
+    /** Buffers above this size are not pooled (Jetty's default pool stops at 64 KB too). */
+    private static final int LARGEST_POOLED_BUFFER = 64 * 1024;
 
     private final ConnectionProperties properties;
 
     ConnectionSettings(ConnectionProperties properties) {
         this.properties = properties;
+    }
+
+    /**
+     * Spring Boot's Jetty factory (as its auto-configuration makes it, server customizers included), whose connectors
+     * take their buffers from a pool with a bucket of exactly the read buffer's size. Jetty's default pool rounds
+     * every buffer up to a multiple of 4 KB, so a parked join's 2 KB read buffer cost 4 KB of direct memory: 64 MB
+     * at 16,384 waiting joins (docs/benchmarks.md, "Server memory at 16,384 waiting joins").
+     */
+    @Bean
+    JettyServletWebServerFactory jettyServletWebServerFactory(ObjectProvider<JettyServerCustomizer> customizers) {
+        int smallest = Integer.highestOneBit((int) properties.readBuffer().toBytes());
+        ByteBufferPool pool = new ArrayByteBufferPool.Quadratic(smallest, LARGEST_POOLED_BUFFER, -1);
+        JettyServletWebServerFactory factory = new JettyServletWebServerFactory() {
+            @Override
+            protected AbstractConnector createConnector(InetSocketAddress address, Server server) {
+                return createConnector(address, server, null, null, pool);
+            }
+        };
+        factory.getServerCustomizers().addAll(customizers.orderedStream().toList());
+        return factory;
     }
 
     @Override
