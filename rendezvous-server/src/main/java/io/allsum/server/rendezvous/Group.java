@@ -248,7 +248,12 @@ final class Group {
 
     /** Removes and returns every parked join (all of them, or only those of one slot). */
     List<Waiter> takeWaiters(Slot of) {
-        List<Waiter> taken = waiters.stream().filter(w -> of == null || w.slot() == of).toList();
+        if (of == null) { // a completed generation: plain loops, since code that runs once per generation stays cold
+            List<Waiter> all = new ArrayList<>(waiters);
+            waiters.clear();
+            return all;
+        }
+        List<Waiter> taken = waiters.stream().filter(w -> w.slot() == of).toList();
         taken.forEach(waiters::remove);
         return taken;
     }

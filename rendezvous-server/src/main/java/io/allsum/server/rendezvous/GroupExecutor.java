@@ -1,7 +1,9 @@
 package io.allsum.server.rendezvous;
 
+import io.allsum.model.Backend;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.Member;
 import io.allsum.server.rendezvous.GroupDecisions.Action;
 import io.allsum.server.rendezvous.GroupDecisions.AddToParticipants;
 import io.allsum.server.rendezvous.GroupDecisions.DropSlot;
@@ -23,6 +25,7 @@ import org.springframework.stereotype.Component;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,7 +62,10 @@ class GroupExecutor {
         this.epoch = epoch.id();
     }
 
-    /** Work that must not run under a group lock (completing parked joins' futures), run by {@link #finish}. */
+    /**
+     * Work that must not run under a group lock, run by {@link #finish} in order: completing parked joins' futures
+     * first, then a completed generation's bookkeeping.
+     */
     static final class Effects {
         /**
          * Parked joins answered by one thread, in order; more are split into chunks of this many, each answered by
@@ -130,10 +136,15 @@ class GroupExecutor {
 
     /** Completes the generation: every parked join is answered (after unlock) with the shared view. */
     Delivery complete(Group group, long now, Effects effects) {
+        // Loops rather than streams from here to the answers: this runs once per generation, so it is never
+        // compiled, and interpreted streams cost tens of microseconds more (docs/benchmarks.md, "The first answer").
+        List<Member> members = new ArrayList<>(group.worldSize());
+        for (Slot slot : group.slots()) {
+            members.add(slot.toMember());
+        }
         EncodedView view = new EncodedView(new GroupView(group.name(), group.generation(), group.worldSize(),
                 group.backend(), group.uniqueId() == null ? null : group.uniqueId().base64(),
-                group.slots().stream().map(Slot::toMember).toList(), epoch),
-                epoch + "-" + completions.incrementAndGet());
+                Collections.unmodifiableList(members), epoch), epoch + "-" + completions.incrementAndGet());
         group.complete(view);
         // Members were alive until now (they were waiting); their heartbeat clock starts at completion.
         for (Slot slot : group.slots()) {
@@ -142,17 +153,25 @@ class GroupExecutor {
         }
         List<Waiter> answered = group.takeWaiters(null);
         waitingJoins.addAndGet(-answered.size());
-        answered.forEach(Waiter::cancelExpiry);
         Delivery delivery = new Delivery(now, answered.size() + 1, meters::generationDelivered);
         JoinAnswer.Complete answer = new JoinAnswer.Complete(view, delivery);
         // The full view is encoded by the first join that wants it (EncodedView.bodies), not here: joins that ask
         // for the compact rank view (view=rank) never need it, and at 16,384 members it costs milliseconds.
         effects.answerAll(answered, future -> future.complete(answer));
-        meters.generationCompleted(Duration.ofNanos(now - group.openedNanos()));
-        group.queueEvent(new GenerationCompleted(group.name(), group.generation(), group.worldSize(),
-                group.backend()));
-        log.info("group {} generation {} complete: {} ranks, backend {}", group.name(), group.generation(),
-                group.worldSize(), group.backend());
+        // The rest waits until the answers are on their way: a generation completes once, so this code never gets
+        // hot, and the log line alone took 0.2 ms before the first answer (docs/benchmarks.md, "The first answer").
+        // A timer that fires meanwhile finds its waiter gone (expire) and does nothing.
+        Duration formed = Duration.ofNanos(now - group.openedNanos());
+        String name = group.name();
+        long generation = group.generation();
+        int worldSize = group.worldSize();
+        Backend backend = group.backend();
+        effects.add(() -> {
+            answered.forEach(Waiter::cancelExpiry);
+            meters.generationCompleted(formed);
+            log.info("group {} generation {} complete: {} ranks, backend {}", name, generation, worldSize, backend);
+        });
+        group.queueEvent(new GenerationCompleted(name, generation, worldSize, backend));
         return delivery;
     }
 

@@ -6,8 +6,10 @@ import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.model.rendezvous.RankView;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 
@@ -54,7 +56,7 @@ public class ViewEncoder implements Function<GroupView, byte[]> {
 
     /** The compact answer's JSON split around the rank: encoded with rank -1, which appears nowhere else. */
     private EncodedView.RankTemplate rankTemplate(EncodedView view) {
-        String json = new String(viewJson.writeValueAsBytes(view.rankView(-1)), StandardCharsets.UTF_8);
+        String json = new String(rankJson(view.rankView(-1)), StandardCharsets.UTF_8);
         String marker = "\"rank\":-1";
         int at = json.indexOf(marker);
         if (at < 0 || json.indexOf(marker, at + 1) >= 0) {
@@ -63,6 +65,38 @@ public class ViewEncoder implements Function<GroupView, byte[]> {
         int digitsAt = at + marker.length() - 2;
         return new EncodedView.RankTemplate(json.substring(0, digitsAt).getBytes(StandardCharsets.UTF_8),
                 json.substring(digitsAt + 2).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * An nccl rank view as {@link #viewJson} writes it (same properties, order and null handling; ViewEncoderTest
+     * compares the bytes), through the streaming generator: the template is made once per generation, on the way to
+     * the first answer, and that code never gets compiled. Databind's bean serializer took about 0.17 ms there on
+     * the 32-core host, the generator a fraction of it.
+     */
+    byte[] rankJson(RankView view) {
+        if (view.previous() != null || view.next() != null) {
+            throw new IllegalArgumentException("only an nccl rank view (no neighbours) is written here");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        try (JsonGenerator json = viewJson.createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringProperty("group", view.group());
+            json.writeNumberProperty("generation", view.generation());
+            json.writeNumberProperty("worldSize", view.worldSize());
+            json.writeStringProperty("backend", view.backend().wireName());
+            if (view.uniqueId() != null) {
+                json.writeStringProperty("uniqueId", view.uniqueId());
+            }
+            json.writeNumberProperty("rank", view.rank());
+            if (view.viewTag() != null) {
+                json.writeStringProperty("viewTag", view.viewTag());
+            }
+            if (view.epoch() != null) {
+                json.writeStringProperty("epoch", view.epoch());
+            }
+            json.writeEndObject();
+        }
+        return out.toByteArray();
     }
 
     /** The view without the unique id, both encodings, computed by the first caller. */

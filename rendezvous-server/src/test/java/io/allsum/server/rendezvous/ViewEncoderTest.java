@@ -1,5 +1,6 @@
 package io.allsum.server.rendezvous;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
@@ -7,6 +8,7 @@ import io.allsum.model.rendezvous.RankView;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -31,6 +33,24 @@ class ViewEncoderTest {
             assertThat(read.uniqueId()).isEqualTo("aWQ=");
             assertThat(read.viewTag()).isEqualTo("e-1");
         }
+    }
+
+    @Test
+    void theTemplatesStreamedJsonIsTheBytesDatabindWrites() {
+        for (EncodedView view : List.of(view(Backend.NCCL, 5),
+                new EncodedView(new GroupView("g \"quoted\" é", 7, 2, Backend.NCCL, null, List.of(), null), "t"))) {
+            for (int rank : new int[] {-1, 0, 4}) {
+                RankView rankView = view.rankView(rank);
+                assertThat(new String(encoder.rankJson(rankView), StandardCharsets.UTF_8))
+                        .isEqualTo(new String(encoderJson().writeValueAsBytes(rankView), StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    /** The encoder's own mapper settings (nulls left out), as databind applies them. */
+    private static JsonMapper encoderJson() {
+        return JSON.rebuild().withConfigOverride(RankView.class, override -> override.setInclude(
+                JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))).build();
     }
 
     @Test

@@ -20,6 +20,7 @@ public final class UniqueId {
 
     private final byte[] bytes;
     private final String base64;
+    private String digest;
 
     private UniqueId(byte[] bytes, String base64) {
         this.bytes = bytes;
@@ -98,10 +99,19 @@ public final class UniqueId {
         return base64;
     }
 
-    /** A SHA-256 of the id: lets a server remember used ids without keeping the secrets. */
+    /**
+     * A SHA-256 of the id: lets a server remember used ids without keeping the secrets. Computed once: the server
+     * asks for it when rank 0 joins and again when the generation completes, on the path to the first answer.
+     */
     public String digest() {
+        String known = digest;
+        if (known != null) {
+            return known;
+        }
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            known = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            digest = known; // racy but benign: every thread computes the same immutable string
+            return known;
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
