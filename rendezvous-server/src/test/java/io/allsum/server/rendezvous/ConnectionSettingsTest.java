@@ -26,7 +26,7 @@ class ConnectionSettingsTest {
         HttpConnectionFactory http = connector.getConnectionFactory(HttpConnectionFactory.class);
 
         assertThat(connector.getAcceptQueueSize()).isEqualTo(4096);
-        assertThat(http.getInputBufferSize()).isEqualTo(2048);
+        assertThat(http.getInputBufferSize()).isEqualTo(1024);
         assertThat(http.getHttpConfiguration().getHeaderCacheSize()).isZero();
     }
 
@@ -34,10 +34,10 @@ class ConnectionSettingsTest {
     void aConnectionsReadBufferTakesNoMoreThanItsSizeFromThePool() {
         ServerConnector connector = (ServerConnector) ((JettyWebServer) context.getWebServer()).getServer()
                 .getConnectors()[0];
-        RetainableByteBuffer buffer = connector.getByteBufferPool().acquire(2048, true);
+        RetainableByteBuffer buffer = connector.getByteBufferPool().acquire(1024, true);
         try {
-            // Jetty's default pool hands out 4 KB for it: 64 MB more direct memory at 16,384 parked joins.
-            assertThat(buffer.capacity()).isEqualTo(2048);
+            // Jetty's default pool hands out 4 KB for it: 48 MB more direct memory at 16,384 parked joins.
+            assertThat(buffer.capacity()).isEqualTo(1024);
         } finally {
             buffer.release();
         }

@@ -57,6 +57,20 @@ class JoinHandlerTest extends RendezvousHttpTestBase {
     }
 
     @Test
+    void aJoinSeveralTimesLargerThanTheReadBufferIsReadInPiecesAndServed() throws IOException {
+        long before = installer.servedJoins();
+        // 1 KB read buffer (allsum.rendezvous.connection.read-buffer): headers and body of 3 KB each (JSON may pad)
+        String body = " ".repeat(3000) + RendezvousHttp.JSON.writeValueAsString(ring("large", 0, 1, "w0"));
+
+        String answer = exchange("POST /rendezvous?wait=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                + "\r\nX-Padding: " + "p".repeat(3000) + "\r\nContent-Length: " + body.length()
+                + "\r\nConnection: close\r\n\r\n" + body);
+
+        assertThat(answer).startsWith("HTTP/1.1 200").contains("\"group\":\"large\"");
+        assertThat(installer.servedJoins() - before).isEqualTo(1);
+    }
+
+    @Test
     void aChunkedJoinIsLeftToTheServletPathAndStillCompletes() throws IOException {
         long before = installer.servedJoins();
         String body = RendezvousHttp.JSON.writeValueAsString(ring("chunked", 0, 1, "w0"));
