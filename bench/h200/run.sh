@@ -96,13 +96,14 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   ulimit -n "$(ulimit -Hn)"
   local ranks=${RDV_RANKS:-64,256,1024,4096,16384} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18080}
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
-  # RDV_SERVER_OPTS: the server's extra JVM flags (e.g. a heap limit) for this part only.
+  # RDV_SERVER_OPTS: the server's extra JVM flags (e.g. a heap limit) for this part only; RDV_BENCH_OPTS: more
+  # bench-rendezvous options (e.g. --client-executor direct).
   ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port > /tmp/rdv-server.log 2>&1 & local pid=$!
   for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
   allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
-    --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid"
+    --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" ${RDV_BENCH_OPTS:-}
   echo "# server $(grep VmHWM /proc/$jpid/status | tr -s ' ') (peak); waiting ${RDV_SETTLE:-30} s"
   sleep ${RDV_SETTLE:-30}; echo "# server $(grep VmRSS /proc/$jpid/status | tr -s ' ') ${RDV_SETTLE:-30} s after the last round"
   kill $pid; wait $pid 2>/dev/null

@@ -111,6 +111,11 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             + "last rank posts; the server's RSS is read at the end of the hold (the 'parked rss' column)")
     int holdSeconds;
 
+    @Option(names = "--client-executor", defaultValue = "direct", description = "direct: the HTTP client's selector "
+            + "thread completes each response (as HttpAllsumClient does); virtual: it hands them to virtual threads "
+            + "(HttpAllsumClient until the seventh session)")
+    String clientExecutor;
+
     @Option(names = "--child-index", hidden = true, description = "Internal: run as client process INDEX of --procs")
     Integer childIndex;
 
@@ -145,7 +150,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         String base = server.toString().replaceAll("/+$", "");
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
              HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                     .connectTimeout(Duration.ofSeconds(10)).executor(threads).build()) {
+                     .connectTimeout(Duration.ofSeconds(10))
+                     .executor(clientExecutor.equals("direct") ? Runnable::run : threads).build()) {
             Session session = new Session(http, threads, base, token, chosen, joinWaitSeconds,
                     Duration.ofSeconds(roundTimeoutSeconds), !identity, inflateAll, view.equals(Protocol.VIEW_RANK));
             if (childIndex != null) {
@@ -159,8 +165,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             session.serverPid = serverPid;
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
                     + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
-                    + (procs > 0 ? procs + " processes" : "in-process") + ", rounds " + rounds
-                    + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
+                    + (procs > 0 ? procs + " processes" : "in-process") + " (" + clientExecutor + " executor), rounds "
+                    + rounds                    + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
             out.flush();
             List<Row> rows = new ArrayList<>();
@@ -191,7 +197,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     private List<String> childArguments() {
         List<String> args = new ArrayList<>(List.of("--server", server.toString(), "--backend", backend, "--view",
                 view, "--join-wait", Integer.toString(joinWaitSeconds), "--round-timeout",
-                Integer.toString(roundTimeoutSeconds), "--procs", Integer.toString(procs)));
+                Integer.toString(roundTimeoutSeconds), "--procs", Integer.toString(procs), "--client-executor",
+                clientExecutor));
         if (identity) {
             args.add("--identity");
         }
@@ -220,6 +227,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         }
         if (procs < 0 || procs > 256 || holdSeconds < 0) {
             throw new ParameterException(spec.commandLine(), "--procs must be 0 to 256 and --hold >= 0");
+        }
+        if (!clientExecutor.equals("virtual") && !clientExecutor.equals("direct")) {
+            throw new ParameterException(spec.commandLine(), "--client-executor must be virtual or direct, was "
+                    + clientExecutor);
         }
         if (!view.equals(Protocol.VIEW_RANK) && !view.equals(Protocol.VIEW_FULL)) {
             throw new ParameterException(spec.commandLine(), "--view must be rank or full, was " + view);
