@@ -166,7 +166,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
                     + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
                     + (procs > 0 ? procs + " processes" : "in-process") + " (" + clientExecutor + " executor), rounds "
-                    + rounds                    + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors() + " cpus, "
+                    + rounds + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors()
+                    + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
             out.flush();
             List<Row> rows = new ArrayList<>();
