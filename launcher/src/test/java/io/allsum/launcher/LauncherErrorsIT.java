@@ -30,9 +30,14 @@ class LauncherErrorsIT {
         LauncherProcess.Result r = LauncherProcess.run(dir, 120, "--ranks", "1", "--timeout", "2", "-q");
 
         assertThat(r.exitCode()).as("stderr:%n%s", r.stderr()).isEqualTo(ExitCodes.FAILED);
+        // Most often the local server is not up within 2 s; with the AOT caches a first ./allsum run records it can
+        // be (0.9 s), and then the job runs out of the same deadline. Either way: one timeout line, not a crash.
         assertThat(r.stderrLines()).hasSize(1).first().asString()
-                .startsWith("allsum: the server at http://127.0.0.1:").contains("was not healthy within", "--timeout")
-                .doesNotContain("PT0S", "IllegalArgumentException");
+                .doesNotContain("PT0S", "IllegalArgumentException")
+                .satisfiesAnyOf(
+                        line -> assertThat(line).startsWith("allsum: the server at http://127.0.0.1:")
+                                .contains("was not healthy within", "--timeout"),
+                        line -> assertThat(line).startsWith("allsum: job ").contains("did not finish in time"));
     }
 
     @Test
