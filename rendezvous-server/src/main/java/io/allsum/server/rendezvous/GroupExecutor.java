@@ -48,8 +48,6 @@ class GroupExecutor {
     private final long joinTimeoutNanos;
     private final String epoch;
     private final AtomicInteger waitingJoins = new AtomicInteger();
-    /** The most joins waiting at once since {@link #takeWaitingPeak()} last read it (racy max: a burst shows). */
-    private volatile int waitingPeak;
     /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
     private final AtomicLong completions = new AtomicLong();
 
@@ -106,13 +104,6 @@ class GroupExecutor {
 
     int waitingJoins() {
         return waitingJoins.get();
-    }
-
-    /** The most joins that waited at once since the last call; starts over from those waiting now. */
-    int takeWaitingPeak() {
-        int peak = waitingPeak;
-        waitingPeak = waitingJoins.get();
-        return peak;
     }
 
     /** Applies one non-terminal action. Caller holds the group's lock. */
@@ -180,10 +171,7 @@ class GroupExecutor {
         Waiter waiter = new Waiter(slot);
         slot.parked();
         group.addWaiter(waiter);
-        int waiting = waitingJoins.incrementAndGet();
-        if (waiting > waitingPeak) {
-            waitingPeak = waiting;
-        }
+        waitingJoins.incrementAndGet();
         waiter.expiresBy(scheduler.schedule(() -> expire(group, waiter), wait));
         return waiter.answer();
     }

@@ -234,11 +234,6 @@ public class RendezvousRegistry implements GroupDirectory {
         return executor.waitingJoins();
     }
 
-    /** The most joins that waited at once since the last call (for {@link IdleHeapRelease}). */
-    int takeWaitingPeak() {
-        return executor.takeWaitingPeak();
-    }
-
     /** Groups held by the server. */
     public int groupCount() {
         return groups.size();
