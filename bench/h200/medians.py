@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Per-size medians of the out-of-place time column over every table in a run.sh part file, grouped by series.
 A series is the '## ...' heading above a table with any 'rep N' / 'rep N,' removed, e.g.
-  python3 bench/h200/medians.py docs/benchmarks/raw/X/small2.txt [--ref SERIES]
-prints one column per series (us), then each series / the reference series (default: the first one)."""
+  python3 bench/h200/medians.py docs/benchmarks/raw/X/small2.txt [--ref SERIES] [--stat median|min]
+prints one column per series (us), then each series / the reference series (default: the first one).
+--stat min takes each series' fastest table per size instead (the host's fast state, where it flips between two)."""
 import re, sys, statistics, collections
 
 def parse(path):
@@ -23,9 +24,11 @@ def parse(path):
     return series
 
 def main():
-    args = sys.argv[1:]; ref = None
+    args = sys.argv[1:]; ref = None; stat = statistics.median
     if '--ref' in args:
         i = args.index('--ref'); ref = args[i + 1]; del args[i:i + 2]
+    if '--stat' in args:
+        i = args.index('--stat'); stat = {'median': statistics.median, 'min': min}[args[i + 1]]; del args[i:i + 2]
     series = parse(args[0])
     names = list(series)
     for i, n in enumerate(names):
@@ -34,7 +37,7 @@ def main():
     sizes = sorted(set().union(*[set(series[n]) for n in names]))
     print('size ' + ' '.join(f's{i:<7}' for i in range(len(names))) + ' ' + ' '.join(f's{i}/s{r}' for i in range(len(names)) if i != r))
     for s in sizes:
-        med = [statistics.median(series[n][s]) if s in series[n] else float('nan') for n in names]
+        med = [stat(series[n][s]) if s in series[n] else float('nan') for n in names]
         print(f'{s} ' + ' '.join(f'{m:7.2f}' for m in med) + ' ' + ' '.join(f'{med[i] / med[r]:.3f}' for i in range(len(names)) if i != r))
 
 main()

@@ -35,10 +35,12 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,6 +48,7 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import java.util.zip.CRC32;
 
 /**
@@ -54,9 +57,10 @@ import java.util.zip.CRC32;
  * Measured: t0 until EVERY rank holds the complete GroupView (the figure TCPStore needs 30.8 ms for at 1024 ranks),
  * and joins per second over the whole round (N / (last answer - first join sent)). Then the group is deleted.
  *
- * <p>The client must not be the bottleneck: one HTTP/1.1 client on virtual threads with a connection per waiting
- * rank, bodies serialized before the clock starts, and answers only checksummed (one is parsed and checked). Like
- * HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth of the bytes).
+ * <p>The client must not be the bottleneck: the waiting ranks spread over client processes (--procs), one HTTP/1.1
+ * client per process on virtual threads with a connection per rank (or, with --clients per-rank, a client and a
+ * platform thread per rank); bodies serialized before the clock starts, and answers only checksummed (one is parsed
+ * and checked). Like HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth of the bytes).
  */
 @Command(name = "bench-rendezvous", mixinStandardHelpOptions = true,
         description = "Measures how fast the rendezvous server hands the group view to N simulated ranks.")
@@ -116,6 +120,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             + "(HttpAllsumClient until the seventh session)")
     String clientExecutor;
 
+    @Option(names = "--clients", defaultValue = "shared", description = "shared: the ranks of one process share one "
+            + "HTTP client (one selector thread reads their answers) on virtual threads; per-rank: each rank has its "
+            + "own HTTP client and platform thread, as a worker process has (on the 32-core GPU host that was slower "
+            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md)")
+    String clients;
+
     @Option(names = "--child-index", hidden = true, description = "Internal: run as client process INDEX of --procs")
     Integer childIndex;
 
@@ -148,12 +158,16 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
     private int run(Backend chosen, PrintWriter out, PrintWriter err) throws Exception {
         String base = server.toString().replaceAll("/+$", "");
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        boolean perRank = clients.equals("per-rank");
+        try (ExecutorService virtualThreads = Executors.newVirtualThreadPerTaskExecutor();
+             ExecutorService threads = perRank
+                     ? Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().name("rank-", 0).factory())
+                     : virtualThreads;
+             Session session = new Session(() -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                      .connectTimeout(Duration.ofSeconds(10))
-                     .executor(clientExecutor.equals("direct") ? Runnable::run : threads).build()) {
-            Session session = new Session(http, threads, base, token, chosen, joinWaitSeconds,
-                    Duration.ofSeconds(roundTimeoutSeconds), !identity, inflateAll, view.equals(Protocol.VIEW_RANK));
+                     .executor(clientExecutor.equals("direct") ? Runnable::run : virtualThreads).build(),
+                     perRank, threads, base, token, chosen, joinWaitSeconds, Duration.ofSeconds(roundTimeoutSeconds),
+                     !identity, inflateAll, view.equals(Protocol.VIEW_RANK))) {
             if (childIndex != null) {
                 return ForkedRanks.serve(session, childIndex, procs);
             }
@@ -165,7 +179,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             session.serverPid = serverPid;
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
                     + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
-                    + (procs > 0 ? procs + " processes" : "in-process") + " (" + clientExecutor + " executor), rounds "
+                    + (procs > 0 ? procs + " processes" : "in-process") + " (" + clients + " clients, " + clientExecutor
+                    + " executor), rounds "
                     + rounds + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors()
                     + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
@@ -199,7 +214,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of("--server", server.toString(), "--backend", backend, "--view",
                 view, "--join-wait", Integer.toString(joinWaitSeconds), "--round-timeout",
                 Integer.toString(roundTimeoutSeconds), "--procs", Integer.toString(procs), "--client-executor",
-                clientExecutor));
+                clientExecutor, "--clients", clients));
         if (identity) {
             args.add("--identity");
         }
@@ -233,6 +248,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--client-executor must be virtual or direct, was "
                     + clientExecutor);
         }
+        if (!clients.equals("per-rank") && !clients.equals("shared")) {
+            throw new ParameterException(spec.commandLine(), "--clients must be per-rank or shared, was " + clients);
+        }
         if (!view.equals(Protocol.VIEW_RANK) && !view.equals(Protocol.VIEW_FULL)) {
             throw new ParameterException(spec.commandLine(), "--view must be rank or full, was " + view);
         }
@@ -243,11 +261,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
     // ---------------------------------------------------------------- one round over HTTP
 
-    /** Everything one benchmark run shares: the HTTP client, the server, the auth header. */
-    static final class Session {
+    /** Everything one benchmark run shares: the HTTP clients, the server, the auth header. */
+    static final class Session implements AutoCloseable {
         private static final SecureRandom RANDOM = new SecureRandom();
 
+        private final Supplier<HttpClient> newClient;
+        /** The run's own requests (health, status polls, metrics, deletes), and every rank's with --clients shared. */
         private final HttpClient http;
+        /** With --clients per-rank: each simulated rank's own client, kept across rounds like its connection. */
+        private final Map<Integer, HttpClient> rankClients;
         private final ExecutorService threads;
         private final String base;
         private final String authorization;
@@ -262,9 +284,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         int holdSeconds;
         Long serverPid;
 
-        Session(HttpClient http, ExecutorService threads, String base, String token, Backend backend,
-                int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip, boolean inflateAll, boolean rankView) {
-            this.http = http;
+        Session(Supplier<HttpClient> newClient, boolean clientPerRank, ExecutorService threads, String base,
+                String token, Backend backend, int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip,
+                boolean inflateAll, boolean rankView) {
+            this.newClient = newClient;
+            this.http = newClient.get();
+            this.rankClients = clientPerRank ? new ConcurrentHashMap<>() : null;
             this.threads = threads;
             this.base = base;
             this.authorization = token == null || token.isBlank() ? null : "Bearer " + token;
@@ -284,6 +309,18 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
         Backend backend() {
             return backend;
+        }
+
+        private HttpClient clientOf(int rank) {
+            return rankClients == null ? http : rankClients.computeIfAbsent(rank, r -> newClient.get());
+        }
+
+        @Override
+        public void close() {
+            if (rankClients != null) {
+                rankClients.values().forEach(HttpClient::shutdownNow);
+            }
+            http.shutdownNow();
         }
 
         ExecutorService threads() {
@@ -449,9 +486,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 builder.header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
             }
             HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            HttpClient client = clientOf(rank);
             while (true) {
                 try {
-                    HttpResponse<Digest> r = http.send(request, info -> Digest.subscriber(
+                    HttpResponse<Digest> r = client.send(request, info -> Digest.subscriber(
                             rank == 0 || rankView || forks != null || info.statusCode() != 200
                                     || (inflateAll && GzipBodies.isGzip(info.headers()))));
                     Digest d = r.body();

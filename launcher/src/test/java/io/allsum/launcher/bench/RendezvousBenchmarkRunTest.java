@@ -33,9 +33,10 @@ class RendezvousBenchmarkRunTest {
     }
 
     @Test
-    void theFullViewAndRanksSpreadOverClientProcessesAreMeasuredToo() throws Exception {
+    void theFullViewRanksSpreadOverClientProcessesAndAClientPerRankAreMeasuredToo() throws Exception {
         for (List<String> variant : List.of(List.of("--view", "full"), List.of("--procs", "2"),
-                List.of("--procs", "2", "--view", "full"))) {
+                List.of("--procs", "2", "--view", "full"), List.of("--clients", "per-rank"),
+                List.of("--procs", "2", "--clients", "per-rank"))) {
             try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();

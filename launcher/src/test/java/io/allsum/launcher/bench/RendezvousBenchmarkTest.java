@@ -116,4 +116,14 @@ class RendezvousBenchmarkTest {
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("--backend").contains("gloo");
     }
+
+    @Test
+    void rejectsAnUnknownClientsModeWithAOneLineError() {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new RendezvousBenchmark()).setErr(new PrintWriter(err))
+                .execute("--server", "http://127.0.0.1:1", "--clients", "pooled");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--clients must be per-rank or shared, was pooled");
+    }
 }

@@ -66,11 +66,10 @@ class GroupExecutor {
      */
     static final class Effects {
         /**
-         * Parked joins answered by one thread, in order; more are split into chunks of this many, each answered by
-         * its own virtual thread. Answering a join writes its answer (JoinHandler: a few microseconds each, on the
-         * answering thread), so at thousands of waiters one thread answering them all was most of the time until
-         * the last answer (docs/benchmarks.md, "Where the time to the last answer goes", "Joins below the servlet
-         * layer").
+         * Parked joins per answering thread: {@code ceil(waiters / ANSWER_CHUNK)} virtual threads answer a generation's
+         * waiters. Answering a join writes its answer (JoinHandler: tens of microseconds each, on the answering
+         * thread), so at thousands of waiters one thread answering them all was most of the time until the last answer
+         * (docs/benchmarks.md, "Where the time to the last answer goes", "Joins below the servlet layer").
          */
         static final int ANSWER_CHUNK = 16;
 
@@ -80,20 +79,36 @@ class GroupExecutor {
             afterUnlock.add(effect);
         }
 
+        /** Runs the effects, in the order they were added. */
+        void run() {
+            afterUnlock.forEach(Runnable::run);
+        }
+
         /**
-         * Answers every waiter in {@code waiters} with {@code answer}, after the unlock, in parallel chunks. None is
-         * answered on the calling thread: when that is the last rank's join, its own answer goes out at once.
+         * Answers every waiter in {@code waiters} with {@code answer}, after the unlock, on several threads that take
+         * the next unanswered waiter from one shared cursor: a thread that stalls (descheduled mid-write: 0.5-3 ms
+         * on the 32-core host, docs/benchmarks.md, "Answering threads share one cursor") holds back the one answer it
+         * is writing, not a fixed chunk of them, and threads that start late find less left. None
+         * is answered on the calling thread: when that is the last rank's join, its own answer goes out at once.
          */
         void answerAll(List<Waiter> waiters, Consumer<CompletableFuture<JoinAnswer>> answer) {
             if (waiters.isEmpty()) {
                 return;
             }
-            add(() -> Thread.ofVirtual().name("join-answers").start(() -> {
-                for (int from = ANSWER_CHUNK; from < waiters.size(); from += ANSWER_CHUNK) {
-                    List<Waiter> chunk = waiters.subList(from, Math.min(from + ANSWER_CHUNK, waiters.size()));
-                    Thread.ofVirtual().name("join-answers").start(() -> chunk.forEach(w -> answer.accept(w.answer())));
+            int size = waiters.size();
+            AtomicInteger cursor = new AtomicInteger();
+            Runnable answering = () -> {
+                for (int i = cursor.getAndIncrement(); i < size; i = cursor.getAndIncrement()) {
+                    answer.accept(waiters.get(i).answer());
                 }
-                waiters.subList(0, Math.min(ANSWER_CHUNK, waiters.size())).forEach(w -> answer.accept(w.answer()));
+            };
+            int threads = (size + ANSWER_CHUNK - 1) / ANSWER_CHUNK;
+            add(() -> Thread.ofVirtual().name("join-answers").start(() -> {
+                // This thread answers too, once it has started the others.
+                for (int t = 1; t < threads && cursor.get() < size; t++) {
+                    Thread.ofVirtual().name("join-answers").start(answering);
+                }
+                answering.run();
             }));
         }
     }
@@ -244,7 +259,7 @@ class GroupExecutor {
 
     /** Runs what must not run under the group lock, then publishes the group's events in order. */
     void finish(Group group, Effects effects) {
-        effects.afterUnlock.forEach(Runnable::run);
+        effects.run();
         group.publishEvents(event -> {
             try {
                 events.publishEvent(event);
