@@ -70,15 +70,6 @@ public interface Communicator extends AutoCloseable {
     long timeNanos(Runnable body);
 
     /**
-     * Untimed calls a job makes of its first size, when that size is launch-bound, before timing it: enough for the
-     * JIT to compile the Java around each call, which the first sizes would otherwise time partly interpreted. 0 where
-     * a call costs so much more than that Java that it does not show (the ring over TCP).
-     */
-    default int compilerWarmupCalls() {
-        return 0;
-    }
-
-    /**
      * Registers who hears of a failure found outside any call, such as a peer whose connection closed while the
      * group was idle (called at most once, on a backend thread). Backends that cannot see such failures ignore it.
      */

@@ -84,7 +84,6 @@ public final class CollectiveJobRunner {
         try (CommBuffer first = comm.allocate(Math.max(1, (inPlace ? maxIndex : maxSend)) * width);
              CommBuffer second = inPlace ? null : comm.allocate(Math.max(1, maxRecv) * width)) {
             SizeRunner sizes = new SizeRunner(comm, job, pattern, staging, first, inPlace ? first : second);
-            sizes.warmUpCompiler(shapes.getFirst(), comm.compilerWarmupCalls());
             for (int i = 0; i < shapes.size(); i++) {
                 if (Thread.currentThread().isInterrupted() || cancelled.getAsBoolean()) {
                     throw new CancellationException("job cancelled on rank " + comm.rank() + " after "
@@ -140,9 +139,6 @@ public final class CollectiveJobRunner {
     /** Runs the sizes of one job on buffers allocated once at the largest size. */
     private static final class SizeRunner {
 
-        /** Up to here a collective costs about its launch (nccl-tests' small sizes), not its bytes. */
-        static final long LAUNCH_BOUND_BYTES = 64 * 1024;
-
         record Outcome(double nanosPerCall, long wrongElements) {
         }
 
@@ -178,20 +174,6 @@ public final class CollectiveJobRunner {
             this.rank = comm.rank();
             this.worldSize = comm.size();
             this.ownInputs = pattern.inputTable(rank);
-        }
-
-        /**
-         * Untimed calls of the first size, when a job asks for warm-up iterations at all and that size is
-         * launch-bound, so that its timed calls do not run partly interpreted ({@link Communicator#compilerWarmupCalls}).
-         * Every rank makes the same number: they are collective calls.
-         */
-        void warmUpCompiler(CollectiveShape first, int calls) {
-            if (job.warmupIterations() == 0 || first.bytes() > LAUNCH_BOUND_BYTES) {
-                return;
-            }
-            for (int i = 0; i < calls; i++) {
-                call(first);
-            }
         }
 
         Outcome run(CollectiveShape shape) {

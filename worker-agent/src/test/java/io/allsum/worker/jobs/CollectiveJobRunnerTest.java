@@ -180,36 +180,6 @@ class CollectiveJobRunnerTest {
     }
 
     @Test
-    void aLaunchBoundFirstSizeIsCalledUntimedForTheCompilerFirstUnlessTheJobAsksForNoWarmUp() {
-        record Case(long bytes, int warmup, int expectedCalls) {
-        }
-        // 2 timed calls per size and no verification call; the communicator asks for 100 compiler warm-up calls.
-        for (Case c : List.of(new Case(64, 1, 100 + 1 + 2), new Case(64 * 1024, 1, 100 + 1 + 2),
-                new Case(64, 0, 2), new Case(1 << 20, 1, 1 + 2))) {
-            JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, c.bytes(), c.bytes(),
-                    2, 2, c.warmup(), false, false, null);
-            AtomicInteger calls = new AtomicInteger();
-            Communicator counting = new FaultyCommunicator(new InMemoryCommunicator.World(1, false).communicator(0), 0) {
-                @Override
-                public void allReduce(io.allsum.worker.comm.CommBuffer send, io.allsum.worker.comm.CommBuffer recv,
-                                      long count, DataType type, ReduceOp op) {
-                    calls.incrementAndGet();
-                    super.allReduce(send, recv, count, type, op);
-                }
-
-                @Override
-                public int compilerWarmupCalls() {
-                    return 100;
-                }
-            };
-
-            new CollectiveJobRunner().run(counting, spec, ProgressListener.NONE);
-
-            assertThat(calls).as(c.toString()).hasValue(c.expectedCalls());
-        }
-    }
-
-    @Test
     void unverifiedSizesReportMinusOneWrongElements() {
         JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 8L, 64L, 2, 2, 1,
                 false, false, null);

@@ -563,16 +563,6 @@ public final class NcclCommunicator implements Communicator {
      * spun on until done, right before the start event (what nccl-tests' barrier does). Each rank then starts its
      * clock within a few microseconds of the others, instead of after two thread hand-offs of its own.
      */
-    /**
-     * A small all-sum takes 6-10 us here, about what the interpreter adds to one call: in session 7's runs on 2 GPUs
-     * the job path's first two sizes (8 and 16 B, the first 1,100 calls) were its slowest cells. 5,000 calls reach
-     * C2's invocation threshold; they take 30-50 ms.
-     */
-    @Override
-    public int compilerWarmupCalls() {
-        return 5_000;
-    }
-
     @Override
     public long timeNanos(Runnable body) {
         String phase = "time";
