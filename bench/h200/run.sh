@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv multi nb2 small2 small1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv multi nb2 small2 small2s small1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -189,6 +189,24 @@ part_small2() { # issue 13, every GPU in one call: native blocking / non-blockin
   echo "## native, $n processes, non-blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w --nonblocking 1
   echo "## first calls with NCCL_RUNTIME_CONNECT=0 (connections at init) vs the default above"
   NCCL_RUNTIME_CONNECT=0 selfcheck_n $n -b 8 -e 64M -f 8 -n $it -w $w | grep -E '^# (allsum|first|NCCL_RUNTIME)'
+}
+
+part_small2s() { # issue 13 as small2, with the job path through a standing cluster: a server and one worker per GPU
+  # started once and left warm (as docker compose runs them), each job submitted by `allsum --server`; native and the
+  # backend alone interleaved as in small2
+  local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep r
+  export ALLSUM_TOKEN=standing$RANDOM$RANDOM; local url=http://127.0.0.1:18091
+  allsum-server --server.port=18091 > /tmp/s-server.log 2>&1 &
+  for r in $(seq 0 $((n - 1))); do ALLSUM_SERVER=$url ALLSUM_GROUP=s ALLSUM_RANK=$r ALLSUM_WORLD_SIZE=$n ALLSUM_BACKEND=nccl \
+    ALLSUM_DEVICE=$r allsum-worker --server.port=0 > /tmp/s-worker-$r.log 2>&1 & done
+  for _ in $(seq 240); do curl -fsS -H "Authorization: Bearer $ALLSUM_TOKEN" $url/rendezvous/s 2>/dev/null | grep -q '"state":"complete"' && break; sleep 0.5; done
+  for rep in $(seq ${REPS:-3}); do
+    echo "## rep $rep: native, $n processes, blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w
+    echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck), $n JVMs"; secs selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w
+    echo "## rep $rep: allsum job path, standing cluster: bin/allsum --server"
+    secs allsum --server $url --group s --token "$ALLSUM_TOKEN" -b 8 -e $e -f 2 -n $it -w $w --timeout 600 --json /tmp/small2s-job-$rep.json
+  done
+  pkill -f 'server.port=18091'; pkill -f allsum-worker; sleep 1
 }
 
 part_small1() { # issue 13 on one GPU: native blocking, the backend alone, the job path, interleaved repetitions
