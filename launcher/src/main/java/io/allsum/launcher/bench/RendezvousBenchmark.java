@@ -368,7 +368,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 }
                 checkAnswers(group, n, all);
                 double serverDeliveryMillis = serverDeliveryMillisSince(deliveredBefore, deadline);
-                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis, parkedRss);
+                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis, parkedRss,
+                        all.getLast().receivedNanos() - t0);
             } finally {
                 answers.forEach(f -> f.cancel(true));
                 deleteGroup(group);
@@ -402,7 +403,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                             + ", the last rank got " + fingerprint);
                 }
                 double serverDeliveryMillis = serverDeliveryMillisSince(deliveredBefore, deadline);
-                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis, parkedRss);
+                return new RoundResult(n, lastAnswer - t0, lastAnswer - firstSent, serverDeliveryMillis, parkedRss,
+                        own.receivedNanos() - t0);
             } finally {
                 deleteGroup(group);
             }
@@ -754,12 +756,17 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
     // ---------------------------------------------------------------- pure parts: statistics, table, machine
 
-    /** One measured round: last join to the last rank's answer, and the whole round from the first join sent. */
-    /** @param parkedRssKiB the server's RSS with every join but the last parked; -1 when not read */
+    /**
+     * One measured round: last join to the last rank's answer, and the whole round from the first join sent.
+     *
+     * @param parkedRssKiB   the server's RSS with every join but the last parked; -1 when not read
+     * @param ownAnswerNanos last join until the last rank holds its own answer, which the server writes first: its
+     *                       join's way in, the completion, one write and one client wake-up; -1 when not measured
+     */
     record RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis,
-                       long parkedRssKiB) {
+                       long parkedRssKiB, long ownAnswerNanos) {
         RoundResult(int ranks, long lastJoinToAllNanos, long roundNanos, double serverDeliveryMillis) {
-            this(ranks, lastJoinToAllNanos, roundNanos, serverDeliveryMillis, -1);
+            this(ranks, lastJoinToAllNanos, roundNanos, serverDeliveryMillis, -1, -1);
         }
 
         double joinsPerSecond() {
@@ -767,8 +774,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "last join -> all %.2f ms (server delivery %.2f ms), round %.1f ms, "
-                    + "%.0f joins/s%s", lastJoinToAllNanos / 1e6, serverDeliveryMillis, roundNanos / 1e6,
+            return String.format(Locale.ROOT, "last join -> all %.2f ms (server delivery %.2f ms%s), round %.1f ms, "
+                    + "%.0f joins/s%s", lastJoinToAllNanos / 1e6, serverDeliveryMillis, ownAnswerNanos < 0 ? ""
+                            : String.format(Locale.ROOT, ", last rank's own answer %.2f ms", ownAnswerNanos / 1e6),
+                    roundNanos / 1e6,
                     joinsPerSecond(), parkedRssKiB < 0 ? "" : String.format(Locale.ROOT, ", server rss with %d parked "
                             + "%.1f MiB", ranks - 1, parkedRssKiB / 1024.0));
         }

@@ -77,6 +77,16 @@ class RendezvousBenchmarkTest {
     }
 
     @Test
+    void aRoundLineShowsTheLastRanksOwnAnswerWhenItWasMeasured() {
+        var measured = new RendezvousBenchmark.RoundResult(64, 3_000_000, 500_000_000, 1.25, -1, 800_000);
+        var not = new RendezvousBenchmark.RoundResult(64, 3_000_000, 500_000_000, 1.25);
+
+        assertThat(measured.describe()).startsWith("last join -> all 3.00 ms (server delivery 1.25 ms, last rank's own "
+                + "answer 0.80 ms), round 500.0 ms");
+        assertThat(not.describe()).startsWith("last join -> all 3.00 ms (server delivery 1.25 ms), round 500.0 ms");
+    }
+
+    @Test
     void rowTakesMedianAndMaxOverRoundsAndJoinsPerSecondOverTheRound() {
         var results = List.of(new RendezvousBenchmark.RoundResult(1000, 3_000_000, 500_000_000, 1.0),
                 new RendezvousBenchmark.RoundResult(1000, 9_000_000, 250_000_000, Double.NaN),
