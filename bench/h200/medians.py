@@ -40,4 +40,5 @@ def main():
         med = [stat(series[n][s]) if s in series[n] else float('nan') for n in names]
         print(f'{s} ' + ' '.join(f'{m:7.2f}' for m in med) + ' ' + ' '.join(f'{med[i] / med[r]:.3f}' for i in range(len(names)) if i != r))
 
-main()
+if __name__ == '__main__':
+    main()
