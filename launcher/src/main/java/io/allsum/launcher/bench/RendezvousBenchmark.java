@@ -60,7 +60,8 @@ import java.util.zip.CRC32;
  * <p>The client must not be the bottleneck: the waiting ranks spread over client processes (--procs), one HTTP/1.1
  * client per process on virtual threads with a connection per rank (or, with --clients per-rank, a client and a
  * platform thread per rank); bodies serialized before the clock starts, and answers only checksummed (one is parsed
- * and checked). Like HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth of the bytes).
+ * and checked). Like HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth
+ * of the bytes).
  */
 @Command(name = "bench-rendezvous", mixinStandardHelpOptions = true,
         description = "Measures how fast the rendezvous server hands the group view to N simulated ranks.")
@@ -180,8 +181,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
                     + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
                     + (procs > 0 ? procs + " processes" : "in-process") + " (" + clients + " clients, " + clientExecutor
-                    + " executor), rounds "
-                    + rounds + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors()
+                    + " executor), rounds " + rounds + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors()
                     + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
             out.flush();
