@@ -29,6 +29,7 @@ worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib
 native_build() { [ -x /tmp/allreduce_bench ] || bash ${NATIVE_DIR:-bench/native}/build.sh /tmp/allreduce_bench >/dev/null; }
 native() { native_build; /tmp/allreduce_bench "$@"; }
 quiet() { "$@" > /dev/null; }
+bytes_of() { local v=${1%[KkMmGg]}; case $1 in *[Kk]) echo $((v << 10));; *[Mm]) echo $((v << 20));; *[Gg]) echo $((v << 30));; *) echo "$1";; esac; }
 secs() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "# wall $(( ($(date +%s%N) - s) / 1000000 )) ms, exit $rc"; }
 
 part_env() {
@@ -192,8 +193,8 @@ part_small2() { # issue 13, every GPU in one call: native blocking / non-blockin
 }
 
 part_small2s() { # issue 13 as small2, with the job path through a standing cluster: a server and one worker per GPU
-  # started once and left warm (as docker compose runs them), each job submitted by `allsum --server`; native and the
-  # backend alone interleaved as in small2
+  # started once and left warm (as docker compose runs them), each job submitted by `allsum --server` (and with REST=1
+  # also by bench/h200/rest_sweep.py, no launcher JVM); native and the backend alone interleaved as in small2
   local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep r
   export ALLSUM_TOKEN=standing$RANDOM$RANDOM; local url=http://127.0.0.1:18091
   allsum-server --server.port=18091 > /tmp/s-server.log 2>&1 &
@@ -205,6 +206,10 @@ part_small2s() { # issue 13 as small2, with the job path through a standing clus
     echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck), $n JVMs"; secs selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w
     echo "## rep $rep: allsum job path, standing cluster: bin/allsum --server"
     secs allsum --server $url --group s --token "$ALLSUM_TOKEN" -b 8 -e $e -f 2 -n $it -w $w --timeout 600 --json /tmp/small2s-job-$rep.json
+    if [ -n "${REST:-}" ]; then # REST=1: the same job over the REST API, no launcher JVM next to the ranks
+      echo "## rep $rep: allsum job path, standing cluster, REST API"
+      secs python3 bench/h200/rest_sweep.py $url s "$ALLSUM_TOKEN" 8 "$(bytes_of $e)" $it $w
+    fi
   done
   pkill -f 'server.port=18091'; pkill -f allsum-worker; sleep 1
 }
