@@ -1,17 +1,14 @@
 # Submits every collective x dtype (x every reduction where the op reduces) to a standing allsum group over the
 # REST API, waits for all of them, and prints one line per job: state, rows, wrong elements, reason.
 # Usage: python3 matrix.py URL GROUP TOKEN [minBytes maxBytes stepFactor]   (exit 1 if any job did not succeed)
-import json, sys, time, urllib.request
+import os, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rest import client  # noqa: E402
 
 url, group, token = sys.argv[1], sys.argv[2], sys.argv[3]
 lo, hi, step = (int(a) for a in (sys.argv[4:7] if len(sys.argv) > 6 else (0, 64 << 20, 4)))
-headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-
-def call(method, path, body=None):
-    req = urllib.request.Request(url + path, method=method, headers=headers,
-                                 data=None if body is None else json.dumps(body).encode())
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read() or b"null")
+call = client(url, token)
 
 dtypes = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64",
           "float8_e4m3", "float8_e5m2"]

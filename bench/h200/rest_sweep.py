@@ -3,7 +3,10 @@
 once a second until it ends, and prints the result as a table in nccl-tests' layout with rank 0's time per size
 (what native programs and NcclSelfCheck print), so that bench/h200/medians.py and states.py read it.
 Usage: python3 rest_sweep.py URL GROUP TOKEN MIN_BYTES MAX_BYTES ITERS WARMUP   (exit 1 unless the job succeeded)"""
-import json, sys, time, urllib.request
+import os, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rest import client  # noqa: E402
 
 
 def main():
@@ -11,13 +14,7 @@ def main():
         print(__doc__, file=sys.stderr); return 2
     url, group, token = sys.argv[1:4]
     lo, hi, iters, warmup = (int(a) for a in sys.argv[4:8])
-    headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-
-    def call(method, path, body=None):
-        req = urllib.request.Request(url + path, method=method, headers=headers,
-                                     data=None if body is None else json.dumps(body).encode())
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read() or b"null")
+    call = client(url, token)
 
     job = call("POST", f"/rendezvous/{group}/jobs", {"op": "all_reduce", "dtype": "float32", "redop": "sum",
                                                     "minBytes": lo, "maxBytes": hi, "stepFactor": 2,

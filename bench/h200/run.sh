@@ -98,7 +98,7 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   local ranks=${RDV_RANKS:-64,256,1024,4096,16384} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18080}
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
   # RDV_SERVER_OPTS: the server's extra JVM flags (e.g. a heap limit) for this part only; RDV_BENCH_OPTS: more
-  # bench-rendezvous options (e.g. --client-executor direct).
+  # bench-rendezvous options (e.g. --clients per-rank).
   ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port > /tmp/rdv-server.log 2>&1 & local pid=$!
   for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)

@@ -86,10 +86,10 @@ class GroupExecutor {
 
         /**
          * Answers every waiter in {@code waiters} with {@code answer}, after the unlock, on several threads that take
-         * the next unanswered waiter from one shared cursor: a thread that stalls (descheduled mid-write: 0.5-3 ms
+         * the next unanswered waiter from one shared cursor: a thread that stalls (descheduled mid-write: 0.3-1.7 ms
          * on the 32-core host, docs/benchmarks.md, "Answering threads share one cursor") holds back the one answer it
-         * is writing, not a fixed chunk of them, and threads that start late find less left. None
-         * is answered on the calling thread: when that is the last rank's join, its own answer goes out at once.
+         * is writing, not a fixed chunk of them, and threads that start late find less left. None is answered on the
+         * calling thread: when that is the last rank's join, its own answer goes out at once.
          */
         void answerAll(List<Waiter> waiters, Consumer<CompletableFuture<JoinAnswer>> answer) {
             if (waiters.isEmpty()) {
