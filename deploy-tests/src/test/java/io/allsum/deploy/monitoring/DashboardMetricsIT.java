@@ -59,8 +59,11 @@ class DashboardMetricsIT {
         }
         sweeps.add(cluster.sweep());
         if (prometheus != null) {
-            // The collective meters appear with the first sweep; a second one makes their rates non-zero.
-            prometheus.awaitSeries("allsum_collective_seconds_count", Duration.ofSeconds(30));
+            // The collective meters appear with the first sweep; a second one makes their rates non-zero. Every size
+            // must be scraped before the second sweep: a scrape during the first showed only the sizes done by then,
+            // and a size first scraped after the second sweep stays flat, its p50 NaN (CI once saw 3 of 14 so).
+            prometheus.awaitSeries("count by (size) (allsum_collective_seconds_count)", LocalAllsum.SWEEP_SIZES,
+                    Duration.ofSeconds(30));
             sweeps.add(cluster.sweep());
             prometheus.awaitSeries("sum(rate(allsum_collective_seconds_count[5m])) > 0", Duration.ofSeconds(30));
             prometheus.awaitSeries("sum(rate(allsum_jobs_duration_seconds_count[5m])) > 0", Duration.ofSeconds(30));
@@ -138,8 +141,14 @@ class DashboardMetricsIT {
         // CI once saw 9 sizes here while the p50 query had 10: wait for the board's query itself (bounded).
         String busBandwidth = panelExpr("Bus bandwidth by size (mean over ranks)", "A");
         prometheus.awaitSeries(busBandwidth, 10, Duration.ofSeconds(30));
-        assertThat(values("histogram_quantile(0.5, sum by (le, op, size) (rate(allsum_collective_seconds_bucket"
-                + "{outcome=\"success\"}[5m])))")).as("collective p50 per size").hasSizeGreaterThanOrEqualTo(10)
+        // A second sweep that straddles a scrape shows its later sizes' increase one scrape later; until then their
+        // rate is 0, their quantile and mean NaN: wait (bounded) until every size has a positive value.
+        String p50 = "histogram_quantile(0.5, sum by (le, op, size) (rate(allsum_collective_seconds_bucket"
+                + "{outcome=\"success\"}[5m])))";
+        for (String perSize : List.of(p50, busBandwidth)) {
+            prometheus.awaitSeries("count(" + perSize + " > 0) == count(" + perSize + ")", Duration.ofSeconds(30));
+        }
+        assertThat(values(p50)).as("collective p50 per size").hasSizeGreaterThanOrEqualTo(10)
                 .allSatisfy(v -> assertThat(v).isFinite().isPositive());
         assertThat(values(busBandwidth))
                 .as("bus bandwidth per size").hasSizeGreaterThanOrEqualTo(10)

@@ -90,6 +90,9 @@ final class LocalAllsum implements AutoCloseable {
         return all;
     }
 
+    /** The sizes of {@link #sweep()}: 8 B to 64 KiB, doubling. */
+    static final int SWEEP_SIZES = 14;
+
     /** Submits an all-reduce sweep of 8 B to 64 KiB and waits for its final state; the job as the API shows it. */
     JsonNode sweep() throws IOException, InterruptedException {
         URI jobs = server.resolve("/rendezvous/" + group + "/jobs");
