@@ -59,7 +59,7 @@ import java.util.zip.CRC32;
  *
  * <p>The client must not be the bottleneck: the waiting ranks spread over client processes (--procs), one HTTP/1.1
  * client per process on virtual threads with a connection per rank (or, with --clients per-rank, a client and a
- * platform thread per rank); bodies serialized before the clock starts, and answers only checksummed (one is parsed
+ * platform thread per rank; with --clients blocking, a platform thread and a blocking socket per rank); bodies serialized before the clock starts, and answers only checksummed (one is parsed
  * and checked). Like HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth
  * of the bytes).
  */
@@ -124,7 +124,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "shared", description = "shared: the ranks of one process share one "
             + "HTTP client (one selector thread reads their answers) on virtual threads; per-rank: each rank has its "
             + "own HTTP client and platform thread, as a worker process has (on the 32-core GPU host that was slower "
-            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md)")
+            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md); blocking: each rank "
+            + "writes its join and reads its answer on its own platform thread and blocking socket, as TCPStore's "
+            + "clients do (rank view only; no selector thread between the answer and the rank)")
     String clients;
 
     @Option(names = "--child-index", hidden = true, description = "Internal: run as client process INDEX of --procs")
@@ -159,7 +161,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
     private int run(Backend chosen, PrintWriter out, PrintWriter err) throws Exception {
         String base = server.toString().replaceAll("/+$", "");
-        boolean perRank = clients.equals("per-rank");
+        boolean perRank = !clients.equals("shared");
         try (ExecutorService virtualThreads = Executors.newVirtualThreadPerTaskExecutor();
              ExecutorService threads = perRank
                      ? Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().name("rank-", 0).factory())
@@ -169,6 +171,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                      .executor(clientExecutor.equals("direct") ? Runnable::run : virtualThreads).build(),
                      perRank, threads, base, token, chosen, joinWaitSeconds, Duration.ofSeconds(roundTimeoutSeconds),
                      !identity, inflateAll, view.equals(Protocol.VIEW_RANK))) {
+            session.blocking = clients.equals("blocking");
             if (childIndex != null) {
                 return ForkedRanks.serve(session, childIndex, procs);
             }
@@ -248,8 +251,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--client-executor must be virtual or direct, was "
                     + clientExecutor);
         }
-        if (!clients.equals("per-rank") && !clients.equals("shared")) {
-            throw new ParameterException(spec.commandLine(), "--clients must be per-rank or shared, was " + clients);
+        if (!clients.equals("per-rank") && !clients.equals("shared") && !clients.equals("blocking")) {
+            throw new ParameterException(spec.commandLine(), "--clients must be per-rank, shared or blocking, was "
+                    + clients);
+        }
+        if (clients.equals("blocking") && !view.equals(Protocol.VIEW_RANK)) {
+            throw new ParameterException(spec.commandLine(), "--clients blocking reads the compact rank view only");
         }
         if (!view.equals(Protocol.VIEW_RANK) && !view.equals(Protocol.VIEW_FULL)) {
             throw new ParameterException(spec.commandLine(), "--view must be rank or full, was " + view);
@@ -283,6 +290,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         private Duration forkTimeout;
         int holdSeconds;
         Long serverPid;
+        /** --clients blocking: each rank's join on its own blocking socket ({@link BlockingJoin}). */
+        boolean blocking;
+        private final Map<Integer, BlockingJoin> blockingJoins = new ConcurrentHashMap<>();
 
         Session(Supplier<HttpClient> newClient, boolean clientPerRank, ExecutorService threads, String base,
                 String token, Backend backend, int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip,
@@ -317,6 +327,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
         @Override
         public void close() {
+            blockingJoins.values().forEach(BlockingJoin::close);
             if (rankClients != null) {
                 rankClients.values().forEach(HttpClient::shutdownNow);
             }
@@ -478,6 +489,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
          * in, or once inflated with --inflate-all. Rank 0's answer is always kept, inflated, for checking.
          */
         Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
+            if (blocking) {
+                return joinBlocking(group, rank, body, deadline);
+            }
             HttpRequest.Builder builder = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH
                     + "?" + Protocol.WAIT_PARAM + "=" + joinWaitSeconds
                     + (rankView ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : ""))))
@@ -518,6 +532,31 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     if (!String.valueOf(e.getMessage()).contains("no bytes")) {
                         throw new IOException("join of rank " + rank + " to " + group + " failed: " + e, e);
                     }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("join of rank " + rank + " to " + group + " did not complete in time");
+                }
+                Thread.sleep(RETRY_PAUSE);
+            }
+        }
+
+        private Answer joinBlocking(String group, int rank, byte[] body, long deadline) throws Exception {
+            BlockingJoin connection = blockingJoins.computeIfAbsent(rank, r -> new BlockingJoin(URI.create(base)));
+            String path = URI.create(base).getRawPath() + Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "="
+                    + joinWaitSeconds + "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK;
+            int timeout = (int) Duration.ofSeconds(joinWaitSeconds).plus(roundTimeout).toMillis();
+            while (true) {
+                try {
+                    BlockingJoin.Reply r = connection.post(path, authorization, body, timeout);
+                    if (r.status() == 200) {
+                        return new Answer(rank, System.nanoTime(), r.crc(), r.length(), r.body());
+                    }
+                    if (r.status() != 202 && r.status() != 503) {
+                        throw new IllegalStateException("join of rank " + rank + " to " + group + " answered "
+                                + r.status() + ": " + new String(r.body(), StandardCharsets.UTF_8));
+                    }
+                } catch (java.net.ConnectException | java.io.EOFException e) {
+                    // a refused or closed connection: post again on a new one, as a worker would
                 }
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("join of rank " + rank + " to " + group + " did not complete in time");

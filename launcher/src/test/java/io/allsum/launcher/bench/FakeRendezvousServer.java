@@ -38,6 +38,8 @@ final class FakeRendezvousServer implements AutoCloseable {
     private final String token;
     final AtomicInteger deletes = new AtomicInteger();
     final AtomicInteger viewsSent = new AtomicInteger();
+    /** Joins without a User-Agent: the JDK HTTP client always sends one, BlockingJoin never does. */
+    final AtomicInteger joinsWithoutUserAgent = new AtomicInteger();
 
     FakeRendezvousServer(String token) throws IOException {
         this.token = token;
@@ -90,6 +92,9 @@ final class FakeRendezvousServer implements AutoCloseable {
         Group g = groups.computeIfAbsent(request.group(), k -> new Group(request.worldSize(),
                 new ConcurrentSkipListMap<>(), new CompletableFuture<>()));
         g.joined().put(request.rank(), request);
+        if (ex.getRequestHeaders().getFirst("User-Agent") == null) {
+            joinsWithoutUserAgent.incrementAndGet();
+        }
         if (g.joined().size() == g.worldSize()) {
             List<Member> members = g.joined().values().stream()
                     .map(j -> new Member(j.rank(), j.instanceId(), j.endpoint(), j.host(), j.device())).toList();

@@ -134,6 +134,16 @@ class RendezvousBenchmarkTest {
                 .execute("--server", "http://127.0.0.1:1", "--clients", "pooled");
 
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients must be per-rank or shared, was pooled");
+        assertThat(err.toString()).contains("--clients must be per-rank, shared or blocking, was pooled");
+    }
+
+    @Test
+    void refusesBlockingClientsForTheFullView() {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new RendezvousBenchmark()).setErr(new PrintWriter(err))
+                .execute("--server", "http://127.0.0.1:1", "--clients", "blocking", "--view", "full");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--clients blocking reads the compact rank view only");
     }
 }
