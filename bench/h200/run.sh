@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv multi nb2 small2 small2s small1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -287,6 +287,23 @@ part_lineup() { # what lining the ranks up inside timeNanos buys on the job path
     echo "## rep $rep: job path, -Dallsum.nccl.lineUp=false"
     ALLSUM_JAVA_OPTS=-Dallsum.nccl.lineUp=false allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
   done
+}
+
+part_burst1() { # issue 13: does a burst of JVM start-ups just before a sweep put it in the host's slow state?
+  # Native 1-GPU sweeps of the launch-bound sizes, interleaved: after 5 s idle; right after a one-shot CPU job (ring
+  # backend, 2 ranks: the launcher, server and worker JVMs starting, as before a one-shot `allsum` sweep); and while
+  # 12 busy loops run on the other cores. Read with states.py: does each series land fast as often as the quiet one?
+  export CUDA_VISIBLE_DEVICES=0; local it=${ITERS:-500} w=${WARMUP:-50} rep b p
+  native_build
+  for rep in $(seq ${REPS:-10}); do
+    sleep 5; echo "## rep $rep: native after 5 s idle"; secs native -b 8 -e 4K -f 2 -n $it -w $w
+    quiet allsum --backend ring --ranks 2 -b 8 -e 8 -n 1 -w 0 --timeout 120
+    echo "## rep $rep: native right after a one-shot ring job"; secs native -b 8 -e 4K -f 2 -n $it -w $w
+    sleep 5; local pids=(); for b in $(seq 12); do (end=$((SECONDS + 4)); while [ $SECONDS -lt $end ]; do :; done) & pids+=($!); done
+    echo "## rep $rep: native next to 12 busy loops"; secs native -b 8 -e 4K -f 2 -n $it -w $w
+    for p in "${pids[@]}"; do wait $p; done
+  done
+  unset CUDA_VISIBLE_DEVICES
 }
 
 part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, native and the JVM probe
