@@ -47,8 +47,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 
 /**
- * {@link AllsumClient} over the JDK's HTTP/1.1 client and Jackson 3. Thread-safe: one instance serves any number
- * of concurrent calls (each long-poll holds its own connection; the client's work runs on virtual threads).
+ * {@link AllsumClient} over HTTP/1.1 and Jackson 3. Thread-safe: one instance serves any number of concurrent calls,
+ * each long-poll on its own connection. Long-polls (a join, the next job) over plain http are read by the waiting
+ * thread itself ({@link BlockingHttp}); every other call, and every call over https, goes through the JDK's client.
  *
  * <p>Connection errors (refused, connect timeout, connection closed before an answer) and 503 are retried with
  * {@link RetryPolicy}'s backoff (a 503's {@code Retry-After} wins) until the call's deadline; every other error
@@ -74,6 +75,8 @@ public final class HttpAllsumClient implements AllsumClient {
     private final Duration requestTimeout;
     private final RetryPolicy retryPolicy;
     private final HttpClient http;
+    /** The long-polls' transport over plain http (null for https): the waiting thread reads its own answer. */
+    private final BlockingHttp longPolls;
     private final JsonMapper json = AllsumJson.mapper();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile String serverEpoch;
@@ -95,6 +98,8 @@ public final class HttpAllsumClient implements AllsumClient {
                 // got every answer 15% sooner (docs/benchmarks.md, "The first answer").
                 .executor(Runnable::run)
                 .build();
+        this.longPolls = baseUri.getScheme().equalsIgnoreCase("http")
+                ? new BlockingHttp(baseUri, b.connectTimeout) : null;
     }
 
     public static Builder builder(URI baseUri) {
@@ -195,7 +200,7 @@ public final class HttpAllsumClient implements AllsumClient {
         long waitSeconds = Math.max(0, wait.toSeconds());
         String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
                 + (answerType == RankView.class ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : "");
-        Answer answer = exchange("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+        Answer answer = longPoll("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 retryDeadline);
         return switch (answer.status()) {
             case 200 -> new Joined<>(read(answer, answerType, "POST", path), null);
@@ -292,7 +297,7 @@ public final class HttpAllsumClient implements AllsumClient {
         String path = groupPath(Protocol.NEXT_JOB_PATH, group) + "?rank=" + rank + "&instanceId="
                 + encode(Objects.requireNonNull(instanceId, "instanceId")) + "&after=" + afterSeq
                 + "&" + Protocol.WAIT_PARAM + "=" + waitSeconds;
-        Answer answer = exchange("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+        Answer answer = longPoll("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 deadlineIn(retryPolicy.deadline()));
         return switch (answer.status()) {
             case 200 -> Optional.of(read(answer, JobAssignment.class, "GET", path));
@@ -316,7 +321,10 @@ public final class HttpAllsumClient implements AllsumClient {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        // shutdownNow: a worker closing its client must not wait out its own long-polls.
+        // A worker closing its client must not wait out its own long-polls.
+        if (longPolls != null) {
+            longPolls.close();
+        }
         http.shutdownNow();
         try {
             http.awaitTermination(Duration.ofSeconds(5));
@@ -367,14 +375,50 @@ public final class HttpAllsumClient implements AllsumClient {
     private Answer exchange(String method, String path, Object body, Duration httpTimeout, long retryDeadline,
                             String ifNoneMatch) {
         HttpRequest request = request(method, path, body, httpTimeout, ifNoneMatch);
+        return exchange(method, path, httpTimeout, retryDeadline, () -> {
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            return new Answer(response.statusCode(), decoded(response.body(), response.headers(),
+                    response.statusCode(), method, path), response.headers());
+        });
+    }
+
+    /**
+     * A long-poll (a join, the next job): over plain http on {@link BlockingHttp}, so that the waiting thread reads
+     * its own answer; the same retries, errors and answers as {@link #exchange}.
+     */
+    private Answer longPoll(String method, String path, Object body, Duration httpTimeout, long retryDeadline) {
+        if (longPolls == null) {
+            return exchange(method, path, body, httpTimeout, retryDeadline);
+        }
+        List<String> headers = new ArrayList<>(List.of("User-Agent", USER_AGENT,
+                "Accept", "application/json, " + Protocol.PROBLEM_JSON,
+                "Accept-Encoding", GzipBodies.ACCEPT_ENCODING));
+        if (authorization != null) {
+            headers.addAll(List.of("Authorization", authorization));
+        }
+        byte[] bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
+        if (body != null) {
+            headers.addAll(List.of("Content-Type", "application/json"));
+        }
+        return exchange(method, path, httpTimeout, retryDeadline, () -> {
+            BlockingHttp.Answer answer = longPolls.exchange(method, path, headers, bytes, httpTimeout);
+            return new Answer(answer.status(), decoded(answer.body(), answer.headers(), answer.status(), method,
+                    path), answer.headers());
+        });
+    }
+
+    /** One try at an exchange, through either transport. */
+    private interface Send {
+        Answer send() throws IOException, InterruptedException;
+    }
+
+    private Answer exchange(String method, String path, Duration httpTimeout, long retryDeadline, Send send) {
         for (int retry = 0; ; retry++) {
             ensureOpen();
             Duration pause;
             try {
-                HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                response.headers().firstValue(Protocol.EPOCH_HEADER).ifPresent(epoch -> serverEpoch = epoch);
-                Answer answer = new Answer(response.statusCode(), decoded(response, method, path),
-                        response.headers());
+                Answer answer = send.send();
+                answer.headers().firstValue(Protocol.EPOCH_HEADER).ifPresent(epoch -> serverEpoch = epoch);
                 if (answer.status() != 503) {
                     return answer;
                 }
@@ -407,12 +451,12 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     /** The body as the server encoded it: join answers come gzipped, since every request asks for that. */
-    private static byte[] decoded(HttpResponse<byte[]> response, String method, String path) {
+    private static byte[] decoded(byte[] body, HttpHeaders headers, int status, String method, String path) {
         try {
-            return GzipBodies.decode(response.body(), response.headers());
+            return GzipBodies.decode(body, headers);
         } catch (IOException e) {
-            throw new AllsumClientException(response.statusCode(), "Unreadable answer", method + " "
-                    + stripQuery(path) + " answered " + response.statusCode() + " with a gzip body that does not "
+            throw new AllsumClientException(status, "Unreadable answer", method + " "
+                    + stripQuery(path) + " answered " + status + " with a gzip body that does not "
                     + "inflate: " + describe(e), false, e);
         }
     }

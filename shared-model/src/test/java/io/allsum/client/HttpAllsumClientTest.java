@@ -410,6 +410,60 @@ class HttpAllsumClientTest {
     }
 
     @Test
+    void aJoinWaitingOnTheServerEndsWhenItsThreadIsInterrupted() throws Exception {
+        java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+        StubAllsumServer server = stub().otherwise(r -> {
+            arrived.countDown();
+            sleepQuietly(Duration.ofSeconds(20)); // the server holds the join
+            return Reply.json(200, GROUP_VIEW);
+        });
+        HttpAllsumClient client = client(server.uri(), FAST);
+        java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        Thread caller = Thread.ofPlatform().start(() -> {
+            try {
+                client.join(rank(1), Duration.ofSeconds(20));
+                outcome.complete(null);
+            } catch (Throwable e) {
+                outcome.complete(e);
+            }
+        });
+        assertThat(arrived.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        caller.interrupt();
+
+        assertThat(outcome.get(5, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOfSatisfying(
+                AllsumClientException.class, e -> assertThat(e.title()).isEqualTo("Interrupted"));
+    }
+
+    @Test
+    void closingTheClientEndsAJoinWaitingOnTheServer() throws Exception {
+        java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+        StubAllsumServer server = stub().otherwise(r -> {
+            arrived.countDown();
+            sleepQuietly(Duration.ofSeconds(20));
+            return Reply.json(200, GROUP_VIEW);
+        });
+        HttpAllsumClient client = client(server.uri(), FAST);
+        java.util.concurrent.CompletableFuture<GroupView> join = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> client.join(rank(1), Duration.ofSeconds(20)));
+        assertThat(arrived.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        client.close();
+
+        assertThatThrownBy(() -> join.get(5, java.util.concurrent.TimeUnit.SECONDS))
+                .hasCauseInstanceOf(AllsumClientException.class)
+                .cause().satisfies(e -> assertThat(((AllsumClientException) e).title()).isEqualTo("Client closed"));
+    }
+
+    private static void sleepQuietly(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     void rejectsABaseUrlThatIsNotHttp() {
         assertThatThrownBy(() -> HttpAllsumClient.builder("ftp://example.org")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("ftp://example.org");

@@ -2,6 +2,7 @@ package io.allsum.launcher.bench;
 
 import io.allsum.client.AllsumJson;
 import io.allsum.client.GzipBodies;
+import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.Backend;
 import io.allsum.model.Protocol;
 import io.allsum.model.rendezvous.GroupView;
@@ -126,7 +127,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             + "own HTTP client and platform thread, as a worker process has (on the 32-core GPU host that was slower "
             + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md); blocking: each rank "
             + "writes its join and reads its answer on its own platform thread and blocking socket, as TCPStore's "
-            + "clients do (rank view only; no selector thread between the answer and the rank)")
+            + "clients do (rank view only; no selector thread between the answer and the rank); allsum: each rank "
+            + "joins on its own platform thread through the process's one HttpAllsumClient, as a worker does "
+            + "(rank view only)")
     String clients;
 
     @Option(names = "--child-index", hidden = true, description = "Internal: run as client process INDEX of --procs")
@@ -172,6 +175,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                      perRank, threads, base, token, chosen, joinWaitSeconds, Duration.ofSeconds(roundTimeoutSeconds),
                      !identity, inflateAll, view.equals(Protocol.VIEW_RANK))) {
             session.blocking = clients.equals("blocking");
+            if (clients.equals("allsum")) {
+                session.allsum = HttpAllsumClient.builder(base).token(token).build();
+            }
             if (childIndex != null) {
                 return ForkedRanks.serve(session, childIndex, procs);
             }
@@ -251,12 +257,13 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--client-executor must be virtual or direct, was "
                     + clientExecutor);
         }
-        if (!clients.equals("per-rank") && !clients.equals("shared") && !clients.equals("blocking")) {
-            throw new ParameterException(spec.commandLine(), "--clients must be per-rank, shared or blocking, was "
-                    + clients);
+        if (!List.of("shared", "per-rank", "blocking", "allsum").contains(clients)) {
+            throw new ParameterException(spec.commandLine(), "--clients must be shared, per-rank, blocking or allsum, "
+                    + "was " + clients);
         }
-        if (clients.equals("blocking") && !view.equals(Protocol.VIEW_RANK)) {
-            throw new ParameterException(spec.commandLine(), "--clients blocking reads the compact rank view only");
+        if ((clients.equals("blocking") || clients.equals("allsum")) && !view.equals(Protocol.VIEW_RANK)) {
+            throw new ParameterException(spec.commandLine(), "--clients " + clients
+                    + " reads the compact rank view only");
         }
         if (!view.equals(Protocol.VIEW_RANK) && !view.equals(Protocol.VIEW_FULL)) {
             throw new ParameterException(spec.commandLine(), "--view must be rank or full, was " + view);
@@ -292,6 +299,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         Long serverPid;
         /** --clients blocking: each rank's join on its own blocking socket ({@link BlockingJoin}). */
         boolean blocking;
+        /** --clients allsum: every rank's join through this process's one HttpAllsumClient, as a worker joins. */
+        HttpAllsumClient allsum;
         private final Map<Integer, BlockingJoin> blockingJoins = new ConcurrentHashMap<>();
 
         Session(Supplier<HttpClient> newClient, boolean clientPerRank, ExecutorService threads, String base,
@@ -328,6 +337,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         @Override
         public void close() {
             blockingJoins.values().forEach(BlockingJoin::close);
+            if (allsum != null) {
+                allsum.close();
+            }
             if (rankClients != null) {
                 rankClients.values().forEach(HttpClient::shutdownNow);
             }
@@ -491,6 +503,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
             if (blocking) {
                 return joinBlocking(group, rank, body, deadline);
+            }
+            if (allsum != null) {
+                JoinRequest request = AllsumJson.mapper().readValue(body, JoinRequest.class);
+                RankView view = allsum.joinRank(request, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                long received = System.nanoTime();
+                byte[] json = AllsumJson.mapper().writeValueAsBytes(view);
+                CRC32 crc = new CRC32();
+                crc.update(json);
+                return new Answer(rank, received, crc.getValue(), json.length, json);
             }
             HttpRequest.Builder builder = withAuth(HttpRequest.newBuilder(URI.create(base + Protocol.RENDEZVOUS_PATH
                     + "?" + Protocol.WAIT_PARAM + "=" + joinWaitSeconds

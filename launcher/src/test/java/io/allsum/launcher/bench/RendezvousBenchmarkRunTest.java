@@ -33,11 +33,12 @@ class RendezvousBenchmarkRunTest {
     }
 
     @Test
-    void theFullViewRanksSpreadOverClientProcessesAClientPerRankAndBlockingSocketsAreMeasuredToo() throws Exception {
+    void theFullViewRanksSpreadOverClientProcessesAndEveryClientModeAreMeasuredToo() throws Exception {
         for (List<String> variant : List.of(List.of("--view", "full"), List.of("--procs", "2"),
                 List.of("--procs", "2", "--view", "full"), List.of("--clients", "per-rank"),
                 List.of("--procs", "2", "--clients", "per-rank"), List.of("--clients", "blocking"),
-                List.of("--procs", "2", "--clients", "blocking"))) {
+                List.of("--procs", "2", "--clients", "blocking"), List.of("--clients", "allsum"),
+                List.of("--procs", "2", "--clients", "allsum"))) {
             try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();

@@ -134,7 +134,7 @@ class RendezvousBenchmarkTest {
                 .execute("--server", "http://127.0.0.1:1", "--clients", "pooled");
 
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients must be per-rank, shared or blocking, was pooled");
+        assertThat(err.toString()).contains("--clients must be shared, per-rank, blocking or allsum, was pooled");
     }
 
     @Test
