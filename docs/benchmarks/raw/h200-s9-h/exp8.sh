@@ -6,7 +6,7 @@
 set -u
 export DIST=.carry-s9/allsum-linux-x86_64.tar.xz
 low="@/tmp/allsum-dist/allsum-linux-x86_64/conf/server-lowmem.jvmargs"
-for c in allsum shared; do
+for c in ${CLIENTS:-allsum shared}; do
   echo "== clients $c, 63 processes" >> $OUT/rdv-procs.log
   RDV_RANKS=64 RDV_PROCS=63 RDV_ROUNDS=15 RDV_SETTLE=1 RDV_TCPSTORE=0 RDV_SERVER_OPTS="$low" RDV_BENCH_OPTS="--clients $c" timeout 80 bash bench/h200/run.sh rdv >> $OUT/rdv-procs.log 2>&1
 done
