@@ -60,9 +60,10 @@ import java.util.zip.CRC32;
  *
  * <p>The client must not be the bottleneck: the waiting ranks spread over client processes (--procs), one HTTP/1.1
  * client per process on virtual threads with a connection per rank (or, with --clients per-rank, a client and a
- * platform thread per rank; with --clients blocking, a platform thread and a blocking socket per rank); bodies serialized before the clock starts, and answers only checksummed (one is parsed
- * and checked). Like HttpAllsumClient, each rank asks for gzip, so the server sends the view gzipped (about a tenth
- * of the bytes).
+ * platform thread per rank; with --clients blocking, a platform thread and a blocking socket per rank; with --clients
+ * allsum, a platform thread per rank joining through the process's HttpAllsumClient, as a worker joins); bodies
+ * serialized before the clock starts, and answers only checksummed (one is parsed and checked). Like HttpAllsumClient,
+ * each rank asks for gzip, so the server sends the view gzipped (about a tenth of the bytes).
  */
 @Command(name = "bench-rendezvous", mixinStandardHelpOptions = true,
         description = "Measures how fast the rendezvous server hands the group view to N simulated ranks.")
