@@ -98,6 +98,20 @@ class BlockingHttpTest {
     }
 
     @Test
+    void readsAnAnswerThatArrivesAFewBytesAtATime() throws Exception {
+        String head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Long: " + "v".repeat(9000)
+                + "\r\nTransfer-Encoding: chunked\r\n\r\n";
+        server = new ScriptedServer(request -> head + "4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n");
+        server.trickle = true;
+        http = new BlockingHttp(server.uri(), Duration.ofSeconds(5));
+
+        BlockingHttp.Answer answer = http.exchange("GET", "/x", HEADERS, new byte[0], Duration.ofSeconds(20));
+
+        assertThat(answer.headers().firstValue("X-Long")).hasValueSatisfying(v -> assertThat(v).hasSize(9000));
+        assertThat(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
+    }
+
+    @Test
     void aWaitingCallEndsWhenItsThreadIsInterrupted() throws Exception {
         server = new ScriptedServer(request -> null); // never answers
         http = new BlockingHttp(server.uri(), Duration.ofSeconds(5));
@@ -162,6 +176,8 @@ class BlockingHttpTest {
         private final Function<String, String> script;
         private final boolean closeAfterEachAnswer;
         final AtomicInteger connections = new AtomicInteger();
+        /** Writes each answer a few bytes at a time, flushing each piece. */
+        volatile boolean trickle;
         private final AtomicInteger requests = new AtomicInteger();
         volatile String lastRequest;
 
@@ -231,8 +247,14 @@ class BlockingHttpTest {
                     if (answer == null) {
                         Thread.sleep(Long.MAX_VALUE);
                     }
-                    out.write(answer.getBytes(StandardCharsets.ISO_8859_1));
-                    out.flush();
+                    byte[] bytes = answer.getBytes(StandardCharsets.ISO_8859_1);
+                    for (int at = 0; at < bytes.length; at += trickle ? 7 : bytes.length) {
+                        out.write(bytes, at, Math.min(trickle ? 7 : bytes.length, bytes.length - at));
+                        out.flush();
+                        if (trickle && at % 700 == 0) {
+                            Thread.sleep(1);
+                        }
+                    }
                     if (closeAfterEachAnswer || answer.contains("Connection: close") || answer.startsWith("SSH")) {
                         return;
                     }
