@@ -104,6 +104,9 @@ final class BlockingHttp implements AutoCloseable {
                 busy.remove(connection);
                 if (keep && !closed.get()) {
                     idle.addFirst(connection);
+                    if (closed.get() && idle.remove(connection)) { // close() ran meanwhile and missed it
+                        connection.close();
+                    }
                 } else {
                     connection.close();
                 }
