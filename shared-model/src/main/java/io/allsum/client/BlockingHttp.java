@@ -20,6 +20,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -215,16 +216,17 @@ final class BlockingHttp implements AutoCloseable {
             HttpHeaders headers = HttpHeaders.of(fields, (name, value) -> true);
             String connection = headers.firstValue("Connection").orElse("").toLowerCase(Locale.ROOT);
             keepAlive = parts[0].equals("HTTP/1.1") ? !connection.contains("close") : connection.contains("keep-alive");
+            Optional<String> contentLength = headers.firstValue("Content-Length");
             byte[] body;
             if (method.equals("HEAD") || status / 100 == 1 || status == 204 || status == 304) {
                 body = new byte[0];
             } else if (headers.firstValue("Transfer-Encoding").map(v -> v.toLowerCase(Locale.ROOT).contains("chunked"))
                     .orElse(false)) {
                 body = reader.chunked();
-            } else if (headers.firstValue("Content-Length").isPresent()) {
+            } else if (contentLength.isPresent()) {
                 long length;
                 try {
-                    length = Long.parseLong(headers.firstValue("Content-Length").get());
+                    length = Long.parseLong(contentLength.get());
                 } catch (NumberFormatException e) {
                     throw new ProtocolException("bad Content-Length");
                 }

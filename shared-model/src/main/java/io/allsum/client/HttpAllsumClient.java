@@ -390,16 +390,8 @@ public final class HttpAllsumClient implements AllsumClient {
         if (longPolls == null) {
             return exchange(method, path, body, httpTimeout, retryDeadline);
         }
-        List<String> headers = new ArrayList<>(List.of("User-Agent", USER_AGENT,
-                "Accept", "application/json, " + Protocol.PROBLEM_JSON,
-                "Accept-Encoding", GzipBodies.ACCEPT_ENCODING));
-        if (authorization != null) {
-            headers.addAll(List.of("Authorization", authorization));
-        }
+        List<String> headers = headers(body != null, null);
         byte[] bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
-        if (body != null) {
-            headers.addAll(List.of("Content-Type", "application/json"));
-        }
         return exchange(method, path, httpTimeout, retryDeadline, () -> {
             BlockingHttp.Answer answer = longPolls.exchange(method, path, headers, bytes, httpTimeout);
             return new Answer(answer.status(), decoded(answer.body(), answer.headers(), answer.status(), method,
@@ -479,25 +471,31 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     private HttpRequest request(String method, String path, Object body, Duration httpTimeout, String ifNoneMatch) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path))
-                .timeout(httpTimeout)
-                .header("User-Agent", USER_AGENT)
-                .header("Accept", "application/json, " + Protocol.PROBLEM_JSON)
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUri + path)).timeout(httpTimeout);
+        List<String> headers = headers(body != null, ifNoneMatch);
+        for (int i = 0; i < headers.size(); i += 2) {
+            builder.header(headers.get(i), headers.get(i + 1));
+        }
+        return builder.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))).build();
+    }
+
+    /** Every request's headers, as name, value, name, value ... (both transports send the same). */
+    private List<String> headers(boolean jsonBody, String ifNoneMatch) {
+        List<String> headers = new ArrayList<>(List.of("User-Agent", USER_AGENT,
+                "Accept", "application/json, " + Protocol.PROBLEM_JSON,
                 // A view of N members is O(N) bytes per rank; gzipped it is about a tenth (docs/protocol.md).
-                .header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
+                "Accept-Encoding", GzipBodies.ACCEPT_ENCODING));
         if (authorization != null) {
-            builder.header("Authorization", authorization);
+            headers.addAll(List.of("Authorization", authorization));
         }
         if (ifNoneMatch != null) {
-            builder.header("If-None-Match", ifNoneMatch);
+            headers.addAll(List.of("If-None-Match", ifNoneMatch));
         }
-        if (body == null) {
-            builder.method(method, HttpRequest.BodyPublishers.noBody());
-        } else {
-            builder.header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+        if (jsonBody) {
+            headers.addAll(List.of("Content-Type", "application/json"));
         }
-        return builder.build();
+        return headers;
     }
 
     /**
