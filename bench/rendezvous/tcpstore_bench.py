@@ -9,7 +9,9 @@ themselves (store.add) and block in store.get(key). Once all N-1 are waiting, ra
 128-byte id with store.set at t0. Measured: t0 until the last rank's get returned (CLOCK_MONOTONIC, the same clock
 in every process of the host). Median and max over the rounds.
 
-Usage: python3 bench/rendezvous/tcpstore_bench.py [--ranks 64,256,1024,4096,16384] [--procs 16] [--rounds 5]
+With --fresh, every round (warm-up included) starts new client processes, as `allsum bench-rendezvous --fresh` does.
+
+Usage: python3 bench/rendezvous/tcpstore_bench.py [--ranks 64,256,1024,4096,16384] [--procs 16] [--rounds 5] [--fresh]
 Needs only torch (CPU is enough). Prints one `TCPSTORE n=... median_ms=...` line per world size, then a table.
 """
 import argparse
@@ -64,13 +66,8 @@ def client_process(host, port, ranks, conn, timeout_s):
         conn.send(("done", max(received) if received else 0, errors))
 
 
-def measure(n, procs, rounds, warmup, timeout_s):
-    import torch.distributed as dist
-
-    timeout = datetime.timedelta(seconds=timeout_s)
-    master = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timeout)
-    port = master.port
-    procs = max(1, min(procs, n - 1)) if n > 1 else 0
+def start_children(n, procs, port, timeout_s):
+    """PROCS client processes, ranks 1..n-1 spread over them, each with its stores connected."""
     ctx = mp.get_context("spawn")
     children = []
     for p in range(procs):
@@ -83,9 +80,34 @@ def measure(n, procs, rounds, warmup, timeout_s):
         if not conn.poll(timeout_s):
             raise RuntimeError("client process %d did not connect its stores" % proc.pid)
         conn.recv()
+    return children
+
+
+def stop_children(children):
+    for proc, conn in children:
+        try:
+            conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+    for proc, _ in children:
+        proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+
+
+def measure(n, procs, rounds, warmup, timeout_s, fresh):
+    import torch.distributed as dist
+
+    timeout = datetime.timedelta(seconds=timeout_s)
+    master = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timeout)
+    port = master.port
+    procs = max(1, min(procs, n - 1)) if n > 1 else 0
+    children = [] if fresh else start_children(n, procs, port, timeout_s)
     results = []
     try:
         for r in range(warmup + rounds):
+            if fresh:  # new processes for every round: each rank's get is its process's first
+                children = start_children(n, procs, port, timeout_s)
             key, ready_key = "id/%d/%d" % (n, r), "ready/%d/%d" % (n, r)
             for _, conn in children:
                 conn.send((key, ready_key))
@@ -112,16 +134,11 @@ def measure(n, procs, rounds, warmup, timeout_s):
             print("# %5d ranks %-8s: publish -> all hold the id %.2f ms" % (n, label, ms), file=sys.stderr, flush=True)
             if r >= warmup:
                 results.append(ms)
+            if fresh:
+                stop_children(children)
+                children = []
     finally:
-        for proc, conn in children:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for proc, _ in children:
-            proc.join(10)
-            if proc.is_alive():
-                proc.kill()
+        stop_children(children)
         del master
     return results
 
@@ -133,6 +150,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=300, help="seconds, per round and per store operation")
+    parser.add_argument("--fresh", action="store_true", help="new client processes for every round (warm-up included)")
     args = parser.parse_args()
     try:
         sizes = [int(s) for s in args.ranks.split(",")]
@@ -148,11 +166,12 @@ def main():
         print("tcpstore_bench: needs PyTorch (import torch failed)", file=sys.stderr)
         return 2
     raise_fd_limit()
-    print("# TCPStore reference: torch %s, %d cpus, %d client processes, %d rounds (+%d warm-up)"
-          % (torch.__version__, os.cpu_count(), args.procs, args.rounds, args.warmup), flush=True)
+    print("# TCPStore reference: torch %s, %d cpus, %d%s client processes, %d rounds (+%d warm-up)"
+          % (torch.__version__, os.cpu_count(), args.procs, " fresh" if args.fresh else "", args.rounds, args.warmup),
+          flush=True)
     rows = []
     for n in sizes:
-        results = measure(n, args.procs, args.rounds, args.warmup, args.timeout)
+        results = measure(n, args.procs, args.rounds, args.warmup, args.timeout, args.fresh)
         med, worst = statistics.median(results), max(results)
         print("TCPSTORE n=%d procs=%d rounds=%d median_ms=%.2f max_ms=%.2f" % (n, args.procs, len(results), med, worst),
               flush=True)

@@ -1,5 +1,6 @@
 package io.allsum.client;
 
+import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -124,6 +125,15 @@ final class BlockingHttp implements AutoCloseable {
             }
             busy.forEach(Connection::close);
         }
+    }
+
+    /**
+     * Reads an answer from bytes through the same code that reads one from a connection: {@link AnswerWarmUp}'s
+     * samples, so that a fresh JVM's first real answer finds this path's classes loaded and its lambdas made.
+     */
+    static Answer read(String method, byte[] answer) throws IOException, InterruptedException {
+        Connection canned = new Connection(null, new ByteArrayInputStream(answer), OutputStream.nullOutputStream());
+        return canned.read(method, System.nanoTime() + SLICE.toNanos(), new AtomicBoolean());
     }
 
     private byte[] request(String method, String pathAndQuery, List<String> headers, byte[] body) {

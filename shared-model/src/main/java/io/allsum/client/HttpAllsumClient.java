@@ -36,6 +36,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -200,6 +201,7 @@ public final class HttpAllsumClient implements AllsumClient {
         long waitSeconds = Math.max(0, wait.toSeconds());
         String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
                 + (answerType == RankView.class ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : "");
+        warmUp("POST", answerType, JoinPending.class);
         Answer answer = longPoll("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 retryDeadline);
         return switch (answer.status()) {
@@ -297,6 +299,7 @@ public final class HttpAllsumClient implements AllsumClient {
         String path = groupPath(Protocol.NEXT_JOB_PATH, group) + "?rank=" + rank + "&instanceId="
                 + encode(Objects.requireNonNull(instanceId, "instanceId")) + "&after=" + afterSeq
                 + "&" + Protocol.WAIT_PARAM + "=" + waitSeconds;
+        warmUp("GET", JobAssignment.class);
         Answer answer = longPoll("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 deadlineIn(retryPolicy.deadline()));
         return switch (answer.status()) {
@@ -392,11 +395,45 @@ public final class HttpAllsumClient implements AllsumClient {
         }
         List<String> headers = headers(body != null, null);
         byte[] bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
-        return exchange(method, path, httpTimeout, retryDeadline, () -> {
-            BlockingHttp.Answer answer = longPolls.exchange(method, path, headers, bytes, httpTimeout);
-            return new Answer(answer.status(), decoded(answer.body(), answer.headers(), answer.status(), method,
-                    path), answer.headers());
-        });
+        return exchange(method, path, httpTimeout, retryDeadline,
+                () -> answerOf(longPolls.exchange(method, path, headers, bytes, httpTimeout), method, path));
+    }
+
+    private static Answer answerOf(BlockingHttp.Answer answer, String method, String path) {
+        return new Answer(answer.status(), decoded(answer.body(), answer.headers(), answer.status(), method, path),
+                answer.headers());
+    }
+
+    /**
+     * Before a long-poll: reads a sample answer of each type through the path its real answer takes, the first time
+     * in this JVM ({@link AnswerWarmUp}), so that a fresh JVM's answer is not slowed by first-use costs.
+     */
+    private void warmUp(String method, Class<?>... answerTypes) {
+        for (Class<?> type : answerTypes) {
+            byte[] sample = AnswerWarmUp.THIS_JVM.claim(json, type);
+            if (sample == null) {
+                continue;
+            }
+            try {
+                Answer answer = longPolls == null ? new Answer(200, sample, HttpHeaders.of(Map.of(), (n, v) -> true))
+                        : answerOf(BlockingHttp.read(method, cannedAnswer(sample)), method, "warm-up");
+                read(answer, type, method, "warm-up");
+            } catch (IOException | RuntimeException e) { // only speed is lost: the real answer is read as always
+                LOG.log(System.Logger.Level.DEBUG, "warm-up of " + type.getSimpleName() + " failed", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the long-poll that follows ends on it
+            }
+        }
+    }
+
+    /** A sample answer as the server writes a join's or a job's 200. */
+    private static byte[] cannedAnswer(byte[] body) {
+        byte[] head = ("HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: application/json\r\n"
+                + Protocol.EPOCH_HEADER + ": warm-up\r\nContent-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+        byte[] answer = Arrays.copyOf(head, head.length + body.length);
+        System.arraycopy(body, 0, answer, head.length, body.length);
+        return answer;
     }
 
     /** One try at an exchange, through either transport. */
@@ -410,7 +447,10 @@ public final class HttpAllsumClient implements AllsumClient {
             Duration pause;
             try {
                 Answer answer = send.send();
-                answer.headers().firstValue(Protocol.EPOCH_HEADER).ifPresent(epoch -> serverEpoch = epoch);
+                String epoch = answer.headers().firstValue(Protocol.EPOCH_HEADER).orElse(null);
+                if (epoch != null) {
+                    serverEpoch = epoch;
+                }
                 if (answer.status() != 503) {
                     return answer;
                 }

@@ -67,6 +67,17 @@ class BlockingHttpTest {
     }
 
     @Test
+    void readsAnAnswerFromBytesAsFromAConnection() throws Exception {
+        BlockingHttp.Answer answer = BlockingHttp.read("POST", ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                + "Allsum-Server-Epoch: e1\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.headers().firstValue("allsum-server-epoch")).contains("e1");
+        assertThat(answer.body()).asString(StandardCharsets.UTF_8).isEqualTo("{}");
+        assertThatThrownBy(() -> BlockingHttp.read("GET", "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort"
+                .getBytes(StandardCharsets.ISO_8859_1))).isInstanceOf(java.io.EOFException.class);
+    }
+
+    @Test
     void sendsTheRequestLineHeadersAndBodyAndKeepsTheConnectionForTheNextCall() throws Exception {
         server = new ScriptedServer(request -> "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
         http = new BlockingHttp(server.uri(), Duration.ofSeconds(5));

@@ -42,12 +42,16 @@ final class ForkedRanks {
     private record Child(Process process, PrintWriter in, LinkedBlockingQueue<String> lines) {
     }
 
-    /** Starts {@code procs} client processes of this JVM's class path with {@code arguments} plus their index. */
-    /** The token travels in the environment ({@code ALLSUM_TOKEN}), not on a command line that {@code ps} shows. */
-    static ForkedRanks start(int procs, List<String> arguments, String token) throws IOException, InterruptedException {
+    /**
+     * Starts {@code procs} client processes of this JVM's class path with {@code javaOptions}, {@code arguments}
+     * and their index, and waits until each is ready. The token travels in the environment ({@code ALLSUM_TOKEN}),
+     * not on a command line that {@code ps} shows.
+     */
+    static ForkedRanks start(int procs, List<String> javaOptions, List<String> arguments, String token)
+            throws IOException, InterruptedException {
         List<Child> children = new ArrayList<>();
         for (int i = 0; i < procs; i++) {
-            List<String> command = new ArrayList<>(javaCommand());
+            List<String> command = new ArrayList<>(javaCommand(javaOptions));
             command.addAll(arguments);
             command.addAll(List.of("--child-index", Integer.toString(i)));
             ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
@@ -90,11 +94,12 @@ final class ForkedRanks {
      * This JVM again, for the same class: through Spring Boot's PropertiesLauncher when running from the launcher's
      * executable jar (the bench classes are nested in it), else straight from the class path.
      */
-    private static List<String> javaCommand() {
+    private static List<String> javaCommand(List<String> javaOptions) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
-        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classPath));
+        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        command.addAll(javaOptions);
+        command.addAll(List.of("-cp", classPath));
         if (ClassLoader.getSystemResource("org/springframework/boot/loader/launch/PropertiesLauncher.class") != null
                 && ClassLoader.getSystemResource("io/allsum/launcher/bench/ForkedRanks.class") == null) {
             command.add("-Dloader.main=" + RendezvousBenchmark.class.getName());
@@ -150,16 +155,29 @@ final class ForkedRanks {
         return new Done(count, last, fingerprints);
     }
 
-    /** Ends every client process this JVM started (closing stdin asks; the rest are destroyed). */
+    /** Ends these client processes (--fresh: after their round). */
+    void stop() {
+        List<Process> processes = children.stream().map(Child::process).toList();
+        stop(processes);
+        STARTED.removeAll(processes);
+    }
+
+    /** Ends every client process this JVM started. */
     static void stopAll() {
-        for (Process process : STARTED) {
+        stop(STARTED);
+        STARTED.clear();
+    }
+
+    /** Closing stdin asks a process to end; one still running after 5 s is destroyed. */
+    private static void stop(List<Process> processes) {
+        for (Process process : processes) {
             try {
                 process.getOutputStream().close();
             } catch (IOException e) {
                 process.destroyForcibly(); // its stdin is gone: it cannot be asked
             }
         }
-        for (Process process : STARTED) {
+        for (Process process : processes) {
             try {
                 if (!process.waitFor(5, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
@@ -169,7 +187,6 @@ final class ForkedRanks {
                 Thread.currentThread().interrupt();
             }
         }
-        STARTED.clear();
     }
 
     /** The client process: joins its share of each round's waiting ranks and reports when each answer came. */

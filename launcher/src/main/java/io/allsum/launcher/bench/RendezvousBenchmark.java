@@ -114,6 +114,14 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             + "this process")
     int procs;
 
+    @Option(names = "--fresh", description = "Start the client processes anew for every round (warm-up rounds "
+            + "included), so that each rank's join is its JVM's first, as when workers have just started; needs --procs")
+    boolean fresh;
+
+    @Option(names = "--child-java-option", paramLabel = "OPTION", description = "A JVM option of the client processes, "
+            + "e.g. -Dallsum.client.answerWarmUp=false (repeatable)")
+    List<String> childJavaOptions = new ArrayList<>();
+
     @Option(names = "--hold", defaultValue = "0", description = "Seconds to hold the N-1 parked joins before the "
             + "last rank posts; the server's RSS is read at the end of the hold (the 'parked rss' column)")
     int holdSeconds;
@@ -184,13 +192,13 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             }
             session.checkReachable();
             if (procs > 0) {
-                session.fork(ForkedRanks.start(procs, childArguments(), token), Duration.ofSeconds(roundTimeoutSeconds));
+                session.fork(() -> ForkedRanks.start(procs, childJavaOptions, childArguments(), token), fresh);
             }
             session.holdSeconds = holdSeconds;
             session.serverPid = serverPid;
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
                     + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
-                    + (procs > 0 ? procs + " processes" : "in-process") + " (" + clients + " clients, " + clientExecutor
+                    + (procs > 0 ? procs + (fresh ? " fresh" : "") + " processes" : "in-process") + " (" + clients + " clients, " + clientExecutor
                     + " executor), rounds " + rounds + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors()
                     + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
@@ -254,6 +262,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         if (procs < 0 || procs > 256 || holdSeconds < 0) {
             throw new ParameterException(spec.commandLine(), "--procs must be 0 to 256 and --hold >= 0");
         }
+        if ((fresh || !childJavaOptions.isEmpty()) && procs == 0) {
+            throw new ParameterException(spec.commandLine(), "--fresh and --child-java-option need --procs");
+        }
         if (!clientExecutor.equals("virtual") && !clientExecutor.equals("direct")) {
             throw new ParameterException(spec.commandLine(), "--client-executor must be virtual or direct, was "
                     + clientExecutor);
@@ -294,8 +305,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         private final boolean acceptGzip;
         private final boolean inflateAll;
         private final boolean rankView;
+        /** Starts the client processes; null when every rank joins from this process. */
+        private ForkStarter forkStarter;
+        /** The client processes kept across rounds; null with --fresh, where each round starts its own. */
         private ForkedRanks forks;
-        private Duration forkTimeout;
         int holdSeconds;
         Long serverPid;
         /** --clients blocking: each rank's join on its own blocking socket ({@link BlockingJoin}). */
@@ -321,10 +334,18 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             this.rankView = rankView;
         }
 
-        /** From now on, ranks 0..n-2 of each round join from these client processes; this one posts the last. */
-        void fork(ForkedRanks forks, Duration timeout) {
-            this.forks = forks;
-            this.forkTimeout = timeout;
+        /** Starts a round's client processes (and waits until each is ready). */
+        interface ForkStarter {
+            ForkedRanks start() throws IOException, InterruptedException;
+        }
+
+        /**
+         * From now on, ranks 0..n-2 of each round join from client processes and this one posts the last: the
+         * same processes for every round, or with {@code fresh} new ones per round.
+         */
+        void fork(ForkStarter starter, boolean fresh) throws IOException, InterruptedException {
+            this.forkStarter = starter;
+            this.forks = fresh ? null : starter.start();
         }
 
         Backend backend() {
@@ -363,7 +384,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         }
 
         RoundResult round(int n) throws Exception {
-            if (forks != null) {
+            if (forkStarter != null) {
                 return forkedRound(n);
             }
             String group = "bench-" + n + "-" + HexFormat.of().formatHex(randomBytes(6));
@@ -410,6 +431,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             byte[] id = randomBytes(Protocol.UNIQUE_ID_BYTES);
             byte[] lastBody = joinBodies(group, n, backend, id).get(n - 1);
             long deadline = System.nanoTime() + roundTimeout.toNanos();
+            ForkedRanks forks = this.forks != null ? this.forks : forkStarter.start();
             Delivered deliveredBefore = serverDelivered();
             long firstSent = System.nanoTime();
             try {
@@ -431,6 +453,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                         own.receivedNanos() - t0);
             } finally {
                 deleteGroup(group);
+                if (forks != this.forks) {
+                    forks.stop();
+                }
             }
         }
 
@@ -528,7 +553,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             while (true) {
                 try {
                     HttpResponse<Digest> r = client.send(request, info -> Digest.subscriber(
-                            rank == 0 || rankView || forks != null || info.statusCode() != 200
+                            rank == 0 || rankView || forkStarter != null || info.statusCode() != 200
                                     || (inflateAll && GzipBodies.isGzip(info.headers()))));
                     Digest d = r.body();
                     if (r.statusCode() == 200) {

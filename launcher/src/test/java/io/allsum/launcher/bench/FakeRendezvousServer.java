@@ -40,6 +40,8 @@ final class FakeRendezvousServer implements AutoCloseable {
     final AtomicInteger viewsSent = new AtomicInteger();
     /** Joins without a User-Agent: the JDK HTTP client always sends one, BlockingJoin never does. */
     final AtomicInteger joinsWithoutUserAgent = new AtomicInteger();
+    /** The client address and port of every join: one per kept-alive connection. */
+    final java.util.Set<String> joinConnections = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     FakeRendezvousServer(String token) throws IOException {
         this.token = token;
@@ -92,6 +94,7 @@ final class FakeRendezvousServer implements AutoCloseable {
         Group g = groups.computeIfAbsent(request.group(), k -> new Group(request.worldSize(),
                 new ConcurrentSkipListMap<>(), new CompletableFuture<>()));
         g.joined().put(request.rank(), request);
+        joinConnections.add(String.valueOf(ex.getRemoteAddress()));
         if (ex.getRequestHeaders().getFirst("User-Agent") == null) {
             joinsWithoutUserAgent.incrementAndGet();
         }

@@ -58,6 +58,38 @@ class RendezvousBenchmarkRunTest {
     }
 
     @Test
+    void freshClientProcessesJoinOnNewConnectionsEveryRoundWhileKeptOnesReuseTheirs() throws Exception {
+        for (boolean fresh : new boolean[] {false, true}) {
+            try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
+                StringWriter err = new StringWriter();
+                List<String> args = new java.util.ArrayList<>(List.of("--server", server.uri().toString(), "--token",
+                        "t0k", "--ranks", "3", "--rounds", "2", "--warmup", "1", "--procs", "2", "--clients", "allsum",
+                        "--child-java-option=-Dallsum.client.answerWarmUp=false"));
+                if (fresh) {
+                    args.add("--fresh");
+                }
+                int code = new CommandLine(new RendezvousBenchmark()).setOut(new PrintWriter(new StringWriter()))
+                        .setErr(new PrintWriter(err)).execute(args.toArray(String[]::new));
+
+                assertThat(code).as(err.toString()).isZero();
+                assertThat(server.viewsSent.get()).isEqualTo(3 * 3);
+                // Ranks 0 and 1 in two client processes, rank 2 here: 3 rounds of new processes, or the same 2.
+                assertThat(server.joinConnections).as("fresh " + fresh).hasSize(fresh ? 3 * 2 + 1 : 2 + 1);
+            }
+        }
+    }
+
+    @Test
+    void freshNeedsClientProcesses() {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new RendezvousBenchmark()).setOut(new PrintWriter(new StringWriter()))
+                .setErr(new PrintWriter(err)).execute("--server", "http://127.0.0.1:1", "--fresh");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--fresh and --child-java-option need --procs");
+    }
+
+    @Test
     void aWrongTokenEndsTheRunWithANonZeroExit() throws Exception {
         try (FakeRendezvousServer server = new FakeRendezvousServer("right")) {
             StringWriter err = new StringWriter();
