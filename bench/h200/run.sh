@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv rdvfresh warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -111,6 +111,41 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   [ "${RDV_TCPSTORE:-1}" = 0 ] && return
   echo "## TCPStore (bench/rendezvous/tcpstore_bench.py), $procs client processes"
   ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds
+}
+
+part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes, RDV_PROCS (63) of them, new every round
+  # (each rank's join its JVM's first, as when workers start), allsum with the client's answer warm-up on and off, and
+  # TCPStore with fresh processes; interleaved repetitions, one server for all of allsum's runs
+  ulimit -n "$(ulimit -Hn)"
+  local ranks=${RDV_RANKS:-64} procs=${RDV_PROCS:-63} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18081} rep w
+  export ALLSUM_TOKEN=bench$RANDOM$RANDOM
+  ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port > /tmp/rdvf-server.log 2>&1 & local pid=$!
+  for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+  # A long-running server is warm: rounds with kept client processes first, unmeasured (the clients are what is cold).
+  quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
+    --procs 16 --clients allsum 2>/dev/null
+  for rep in $(seq ${REPS:-2}); do
+    for w in true false; do
+      echo "## rep $rep: allsum bench-rendezvous --fresh --clients allsum, answer warm-up $w, $procs processes"
+      allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
+        --procs $procs --fresh --clients allsum --child-java-option=-Dallsum.client.answerWarmUp=$w --join-wait 120 \
+        --round-timeout 600 ${RDV_BENCH_OPTS:-}
+    done
+    echo "## rep $rep: TCPStore (bench/rendezvous/tcpstore_bench.py --fresh), $procs processes"
+    ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds --fresh
+  done
+  kill $pid; wait $pid 2>/dev/null
+}
+
+part_warm1() { # issue 13: does a longer warm-up decide a 1-GPU sweep's state, or the one-shot job path's first sizes?
+  # native and the one-shot job path, 8 B .. 4 KiB, with -w 50 (as before) and -w 20000 (about 0.1 s of calls per size)
+  export CUDA_VISIBLE_DEVICES=0; local it=${ITERS:-500} rep w
+  native_build
+  for rep in $(seq ${REPS:-6}); do for w in 50 20000; do
+    echo "## rep $rep: native -w $w"; secs native -b 8 -e 4K -f 2 -n $it -w $w
+    echo "## rep $rep: job path -w $w"; secs allsum --backend nccl --ranks 1 -b 8 -e 4K -f 2 -n $it -w $w --timeout 300
+  done; done
+  unset CUDA_VISIBLE_DEVICES
 }
 
 part_multi() { # every GPU (BACKEND=ring and N=.. try it without GPUs): sweep to 8 GiB vs native, every op x dtype, and a worker killed mid-job
