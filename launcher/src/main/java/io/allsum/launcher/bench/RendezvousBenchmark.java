@@ -123,8 +123,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     List<String> childJavaOptions = new ArrayList<>();
 
     @Option(names = "--hold", defaultValue = "0", description = "Seconds to hold the N-1 parked joins before the "
-            + "last rank posts; the server's RSS is read at the end of the hold (the 'parked rss' column)")
-    int holdSeconds;
+            + "last rank posts (e.g. 0.2, as the TCPStore reference waits before it publishes); the server's RSS is "
+            + "read at the end of the hold (the 'parked rss' column)")
+    double holdSeconds;
 
     @Option(names = "--client-executor", defaultValue = "direct", description = "direct: the HTTP client's selector "
             + "thread completes each response (as HttpAllsumClient does); virtual: it hands them to virtual threads "
@@ -259,8 +260,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "--rounds, --join-wait and --round-timeout must be >= 1 and --warmup >= 0");
         }
-        if (procs < 0 || procs > 256 || holdSeconds < 0) {
-            throw new ParameterException(spec.commandLine(), "--procs must be 0 to 256 and --hold >= 0");
+        if (procs < 0 || procs > 256 || !(holdSeconds >= 0 && holdSeconds <= 3600)) {
+            throw new ParameterException(spec.commandLine(), "--procs must be 0 to 256 and --hold 0 to 3600 seconds");
         }
         if ((fresh || !childJavaOptions.isEmpty()) && procs == 0) {
             throw new ParameterException(spec.commandLine(), "--fresh and --child-java-option need --procs");
@@ -309,7 +310,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         private ForkStarter forkStarter;
         /** The client processes kept across rounds; null with --fresh, where each round starts its own. */
         private ForkedRanks forks;
-        int holdSeconds;
+        double holdSeconds;
         Long serverPid;
         /** --clients blocking: each rank's join on its own blocking socket ({@link BlockingJoin}). */
         boolean blocking;
@@ -462,7 +463,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         /** Waits out --hold with every join parked; the server's RSS then (KiB), or -1 when not read. */
         private long hold() throws InterruptedException {
             if (holdSeconds > 0) {
-                Thread.sleep(Duration.ofSeconds(holdSeconds));
+                Thread.sleep(Duration.ofNanos((long) (holdSeconds * 1e9)));
             }
             return serverPid == null ? -1 : Machine.rssKiB(serverPid, "VmRSS").orElse(-1);
         }
