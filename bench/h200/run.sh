@@ -124,15 +124,17 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   # A long-running server is warm: rounds with kept client processes first, unmeasured (the clients are what is cold).
   quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
     --procs 16 --clients allsum 2>/dev/null
-  # RDVF_WARM: the warm-up settings to run; RDVF_HOLD: seconds the parked joins wait before the last rank posts (the
-  # TCPStore reference waits 0.2 s before it publishes).
+  # RDVF_OPTS: the client processes' JVM option of each variant (default: the answer warm-up on, then off); RDVF_HOLD:
+  # seconds the parked joins wait before the last rank posts (the TCPStore reference waits 0.2 s before it publishes).
+  local opt
   for rep in $(seq ${REPS:-2}); do
-    for w in ${RDVF_WARM:-true false}; do
-      echo "## rep $rep: allsum bench-rendezvous --fresh --clients allsum, answer warm-up $w, $procs processes, hold ${RDVF_HOLD:-0} s"
+    for opt in ${RDVF_OPTS:--Dallsum.client.answerWarmUp=true -Dallsum.client.answerWarmUp=false}; do
+      echo "## rep $rep: allsum bench-rendezvous --fresh --clients allsum, $opt, $procs processes, hold ${RDVF_HOLD:-0} s"
       allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
-        --procs $procs --fresh --clients allsum --child-java-option=-Dallsum.client.answerWarmUp=$w --join-wait 120 \
+        --procs $procs --fresh --clients allsum --child-java-option=$opt --join-wait 120 \
         --round-timeout 600 --hold ${RDVF_HOLD:-0} ${RDV_BENCH_OPTS:-}
     done
+    [ "${RDV_TCPSTORE:-1}" = 0 ] && continue
     echo "## rep $rep: TCPStore (bench/rendezvous/tcpstore_bench.py --fresh), $procs processes"
     ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds --fresh
   done

@@ -411,18 +411,21 @@ public final class HttpAllsumClient implements AllsumClient {
     private void warmUp(String method, Class<?>... answerTypes) {
         for (Class<?> type : answerTypes) {
             byte[] sample = AnswerWarmUp.THIS_JVM.claim(json, type);
-            if (sample == null) {
-                continue;
+            if (sample != null) {
+                readSample(method, type, sample);
             }
-            try {
-                Answer answer = longPolls == null ? new Answer(200, sample, HttpHeaders.of(Map.of(), (n, v) -> true))
-                        : answerOf(BlockingHttp.read(method, cannedAnswer(sample)), method, "warm-up");
-                read(answer, type, method, "warm-up");
-            } catch (IOException | RuntimeException e) { // only speed is lost: the real answer is read as always
-                LOG.log(System.Logger.Level.DEBUG, "warm-up of " + type.getSimpleName() + " failed", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // the long-poll that follows ends on it
-            }
+        }
+    }
+
+    private void readSample(String method, Class<?> type, byte[] sample) {
+        try {
+            Answer answer = longPolls == null ? new Answer(200, sample, HttpHeaders.of(Map.of(), (n, v) -> true))
+                    : answerOf(BlockingHttp.read(method, cannedAnswer(sample)), method, "warm-up");
+            read(answer, type, method, "warm-up");
+        } catch (IOException | RuntimeException e) { // only speed is lost: the real answer is read as always
+            LOG.log(System.Logger.Level.DEBUG, "warm-up of " + type.getSimpleName() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the long-poll that follows ends on it
         }
     }
 
