@@ -1,23 +1,13 @@
 package io.allsum.client;
 
-import io.allsum.model.Backend;
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobAssignment;
-import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.rendezvous.GroupView;
-import io.allsum.model.rendezvous.JoinPending;
-import io.allsum.model.rendezvous.Member;
 import io.allsum.model.rendezvous.RankView;
-import tools.jackson.databind.json.JsonMapper;
 
-import java.time.Instant;
-import java.util.List;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * Sample answers of the long-polls, which the client reads through its own read path (the transport's answer parsing,
@@ -37,18 +27,25 @@ final class AnswerWarmUp {
 
     static final String SWITCH = "allsum.client.answerWarmUp";
 
-    private static final Member SAMPLE_MEMBER = new Member(1, "warm-up-1", "127.0.0.1:1", "localhost", "0");
+    private static final String MEMBER = """
+            {"rank":1,"instanceId":"warm-up-1","endpoint":"127.0.0.1:1","host":"localhost","device":"0"}""";
 
-    /** Every field set: a null field would leave its reader to be built by the first real answer. */
-    private static final Map<Class<?>, Supplier<Object>> SAMPLES = Map.of(
-            RankView.class, () -> new RankView("warm-up", 1, 2, Backend.RING, "AA==", 0, SAMPLE_MEMBER,
-                    SAMPLE_MEMBER, "\"1-2\"", "epoch"),
-            GroupView.class, () -> new GroupView("warm-up", 1, 2, Backend.RING, "AA==",
-                    List.of(SAMPLE_MEMBER, SAMPLE_MEMBER), "epoch"),
-            JoinPending.class, () -> new JoinPending("warm-up", 1, List.of(0), List.of(1),
-                    Instant.ofEpochSecond(1_700_000_000L), 1, "epoch"),
-            JobAssignment.class, () -> new JobAssignment("warm-up", 1, 1, new JobSpec(CollectiveOp.ALL_REDUCE,
-                    DataType.FLOAT32, ReduceOp.SUM, 0, 8L, 8L, 2, 1, 1, Boolean.FALSE, Boolean.TRUE, 1)));
+    /**
+     * The 200 answers of the long-polls, as JSON text (writing sample records would build serializers that a client
+     * never uses). Every field is set: a missing one would leave its reader to be built by the first real answer.
+     * A 202 to a join (JoinPending) is left out: it comes after a wait of many seconds, when nothing is in a hurry.
+     */
+    private static final Map<Class<?>, String> SAMPLES = Map.of(
+            RankView.class, """
+                    {"group":"warm-up","generation":1,"worldSize":2,"backend":"ring","uniqueId":"AA==","rank":0,\
+                    "previous":%s,"next":%s,"viewTag":"\\"1-2\\"","epoch":"epoch"}""".formatted(MEMBER, MEMBER),
+            GroupView.class, """
+                    {"group":"warm-up","generation":1,"worldSize":2,"backend":"ring","uniqueId":"AA==",\
+                    "members":[%s,%s],"epoch":"epoch"}""".formatted(MEMBER, MEMBER),
+            JobAssignment.class, """
+                    {"jobId":"warm-up","seq":1,"generation":1,"spec":{"op":"all_reduce","dtype":"float32",\
+                    "redop":"sum","root":0,"minBytes":8,"maxBytes":8,"stepFactor":2,"iterations":1,\
+                    "warmupIterations":1,"inPlace":false,"verify":true,"timeoutSeconds":1}}""");
 
     /** The one the clients of this JVM share: the readers they build are the shared mapper's. */
     static final AnswerWarmUp THIS_JVM = new AnswerWarmUp(Boolean.parseBoolean(System.getProperty(SWITCH, "true")));
@@ -64,15 +61,14 @@ final class AnswerWarmUp {
      * A sample answer of {@code type} as JSON the first time it is asked for (with the warm-up on and a sample for
      * the type); null otherwise.
      */
-    byte[] claim(JsonMapper json, Class<?> type) {
-        Supplier<Object> sample = SAMPLES.get(type);
-        return enabled && sample != null && claimed.add(type) ? json.writeValueAsBytes(sample.get()) : null;
+    byte[] claim(Class<?> type) {
+        String sample = SAMPLES.get(type);
+        return enabled && sample != null && claimed.add(type) ? sample.getBytes(StandardCharsets.UTF_8) : null;
     }
 
-    /** The sample read for a type, for tests; null when the type has none. */
-    static Object sample(Class<?> type) {
-        Supplier<Object> sample = SAMPLES.get(type);
-        return sample == null ? null : sample.get();
+    /** The sample of a type, for tests; null when the type has none. */
+    static String sample(Class<?> type) {
+        return SAMPLES.get(type);
     }
 
     /** The types warmed up before their long-polls. */

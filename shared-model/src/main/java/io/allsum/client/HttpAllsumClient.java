@@ -201,7 +201,7 @@ public final class HttpAllsumClient implements AllsumClient {
         long waitSeconds = Math.max(0, wait.toSeconds());
         String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
                 + (answerType == RankView.class ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : "");
-        warmUp("POST", answerType, JoinPending.class);
+        warmUp("POST", answerType);
         Answer answer = longPoll("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 retryDeadline);
         return switch (answer.status()) {
@@ -410,7 +410,7 @@ public final class HttpAllsumClient implements AllsumClient {
      */
     private void warmUp(String method, Class<?>... answerTypes) {
         for (Class<?> type : answerTypes) {
-            byte[] sample = AnswerWarmUp.THIS_JVM.claim(json, type);
+            byte[] sample = AnswerWarmUp.THIS_JVM.claim(type);
             if (sample != null) {
                 readSample(method, type, sample);
             }

@@ -2,7 +2,6 @@ package io.allsum.client;
 
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.rendezvous.GroupView;
-import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.RankView;
 import org.junit.jupiter.api.Test;
 
@@ -16,39 +15,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AnswerWarmUpTest {
 
     @Test
-    void coversEveryAnswerThatALongPollWaitsFor() {
-        assertThat(AnswerWarmUp.types())
-                .containsExactlyInAnyOrder(RankView.class, GroupView.class, JoinPending.class, JobAssignment.class);
+    void coversEveryAnswerThatALongPollWaitsForWithA200() {
+        assertThat(AnswerWarmUp.types()).containsExactlyInAnyOrder(RankView.class, GroupView.class, JobAssignment.class);
     }
 
     @Test
     void everySampleSetsEveryFieldSoThatEveryNestedReaderIsBuilt() throws Exception {
         for (Class<?> type : AnswerWarmUp.types()) {
-            assertThat(nullFields(AnswerWarmUp.sample(type), type.getSimpleName())).as(type.getSimpleName()).isEmpty();
+            Object read = AllsumJson.mapper().readValue(AnswerWarmUp.sample(type), type);
+            assertThat(nullFields(read, type.getSimpleName())).as(type.getSimpleName()).isEmpty();
         }
     }
 
     @Test
-    void everySampleReadsBackEqualToItself() {
+    void everySampleIsWhatTheWireCarries() {
         var json = AllsumJson.mapper();
         for (Class<?> type : AnswerWarmUp.types()) {
-            Object sample = AnswerWarmUp.sample(type);
-            assertThat(json.readValue(json.writeValueAsBytes(sample), type)).as(type.getSimpleName()).isEqualTo(sample);
+            Object read = json.readValue(AnswerWarmUp.sample(type), type);
+            // Written back, the same JSON: no field name or enum's wire name in a sample is one the reader ignores.
+            assertThat(json.readTree(json.writeValueAsBytes(read))).as(type.getSimpleName())
+                    .isEqualTo(json.readTree(AnswerWarmUp.sample(type)));
         }
     }
 
     @Test
     void givesEachTypesSampleOnceAndNothingForATypeWithoutOne() {
         AnswerWarmUp warmUp = new AnswerWarmUp(true);
-        byte[] sample = warmUp.claim(AllsumJson.mapper(), RankView.class);
-        assertThat(AllsumJson.mapper().readValue(sample, RankView.class)).isEqualTo(AnswerWarmUp.sample(RankView.class));
-        assertThat(warmUp.claim(AllsumJson.mapper(), RankView.class)).isNull();
-        assertThat(warmUp.claim(AllsumJson.mapper(), String.class)).isNull();
+        assertThat(warmUp.claim(RankView.class)).asString().isEqualTo(AnswerWarmUp.sample(RankView.class));
+        assertThat(warmUp.claim(RankView.class)).isNull();
+        assertThat(warmUp.claim(String.class)).isNull();
     }
 
     @Test
     void switchedOffGivesNothing() {
-        assertThat(new AnswerWarmUp(false).claim(AllsumJson.mapper(), RankView.class)).isNull();
+        assertThat(new AnswerWarmUp(false).claim(RankView.class)).isNull();
     }
 
     /** Paths of the null record components under {@code value}, nested records and collections included. */
