@@ -450,6 +450,7 @@ public final class HttpAllsumClient implements AllsumClient {
             Duration pause;
             try {
                 Answer answer = send.send();
+                // No lambda here: a fresh JVM would make it right after its first answer arrived.
                 String epoch = answer.headers().firstValue(Protocol.EPOCH_HEADER).orElse(null);
                 if (epoch != null) {
                     serverEpoch = epoch;

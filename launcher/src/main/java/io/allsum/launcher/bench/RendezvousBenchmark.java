@@ -199,7 +199,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             session.serverPid = serverPid;
             out.println("# bench-rendezvous: server " + base + ", backend " + chosen + ", view " + view + ", answers "
                     + (identity ? "identity" : inflateAll ? "gzip, every one inflated" : "gzip") + ", client "
-                    + (procs > 0 ? procs + (fresh ? " fresh" : "") + " processes" : "in-process") + " (" + clients + " clients, " + clientExecutor
+                    + (procs > 0 ? procs + (fresh ? " fresh" : "") + " processes" : "in-process")
+                    + " (" + clients + " clients, " + clientExecutor
                     + " executor), rounds " + rounds + " (+" + warmup + " warm-up), client " + Runtime.getRuntime().availableProcessors()
                     + " cpus, "
                     + Machine.cpuModel().orElse("unknown cpu") + ", load average " + Machine.loadAverage().orElse("n/a"));
@@ -822,8 +823,11 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         }
     }
 
-    /** One rank's answer: when it arrived, and a checksum of the view (only rank 0 keeps the bytes). */
-    /** @param view the rank view as HttpAllsumClient returned it (--clients allsum), else null */
+    /**
+     * One rank's answer: when it arrived, and a checksum of the view (only rank 0 keeps the bytes).
+     *
+     * @param view the rank view as HttpAllsumClient returned it (--clients allsum), else null
+     */
     record Answer(int rank, long receivedNanos, long crc, long length, byte[] body, RankView view) {
         Answer(int rank, long receivedNanos, long crc, long length, byte[] body) {
             this(rank, receivedNanos, crc, length, body, null);
