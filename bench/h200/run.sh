@@ -103,6 +103,10 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
+  # A long-running server is warm: unmeasured rounds first, unless RDV_WARM_SERVER=0 (a run that began with 64 ranks
+  # on a fresh server measured a cold server's small sizes, docs/benchmarks.md "A fresh worker's first rendezvous").
+  [ "${RDV_WARM_SERVER:-1}" = 0 ] || quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" \
+    --ranks 1024,64,256,64 --rounds 10 --procs $procs 2>/dev/null
   allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
     --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" ${RDV_BENCH_OPTS:-}
   echo "# server $(grep VmHWM /proc/$jpid/status | tr -s ' ') (peak); waiting ${RDV_SETTLE:-30} s"
