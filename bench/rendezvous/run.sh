@@ -5,9 +5,10 @@
 # Usage: bench/rendezvous/run.sh [bench-rendezvous options, e.g. --ranks 64,256 --rounds 5 --backend nccl]
 # Env: PORT (default 18080), SERVER_JAVA_OPTS, BENCH_JAVA_OPTS, JAVA_HOME (default Temurin 25), ALLSUM_TOKEN,
 # SERVER_JAR / LAUNCHER_JAR (another build, e.g. the one before a change), SERVER_JVMARGS (the server's flags file,
-# default the product's packaging/jvm/server.jvmargs), SETTLE (seconds idle after the run
-# before the server's RSS is read again, default 20). Thousands of waiting joins are as many connections on both
-# sides: the script raises `ulimit -n` to its hard limit.
+# default the product's packaging/jvm/server.jvmargs), SETTLE (seconds idle after the run before the server's RSS is
+# read again, default 20), WARM_SERVER (0: no unmeasured rounds before the measured ones, which a long-running server
+# has behind it). Thousands of waiting joins are as many connections on both sides: the script raises `ulimit -n` to
+# its hard limit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -47,10 +48,14 @@ curl -fsS "http://127.0.0.1:$PORT/actuator/health" >/dev/null || { echo "bench-r
 echo "# machine: $(nproc) cpus, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $("$JAVA" -version 2>&1 | head -1)"
 echo "# server pid $SERVER_PID on port $PORT; RSS before: $(rss_kib VmRSS) kB; load average: $(cut -d" " -f1-3 /proc/loadavg)"
 
-# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of flags
-"$JAVA" ${BENCH_JAVA_OPTS:-} -Dloader.main=io.allsum.launcher.bench.RendezvousBenchmark -cp "$LAUNCHER_JAR" \
-  org.springframework.boot.loader.launch.PropertiesLauncher \
-  --server "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" "$@"
+bench() {
+  # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of flags
+  "$JAVA" ${BENCH_JAVA_OPTS:-} -Dloader.main=io.allsum.launcher.bench.RendezvousBenchmark -cp "$LAUNCHER_JAR" \
+    org.springframework.boot.loader.launch.PropertiesLauncher --server "http://127.0.0.1:$PORT" "$@"
+}
+# A long-running server is warm: unmeasured rounds first (WARM_SERVER=0: none, to measure a server's first rounds).
+[[ ${WARM_SERVER:-1} == 0 ]] || bench --ranks 256,8,64,8 --rounds 10 --procs 2 >/dev/null 2>&1
+bench --server-pid "$SERVER_PID" "$@"
 
 echo "# server RSS after: $(rss_kib VmRSS) kB, peak (VmHWM): $(rss_kib VmHWM) kB; load average: $(cut -d" " -f1-3 /proc/loadavg); server log: $SERVER_LOG"
 sleep "${SETTLE:-20}"
