@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -41,7 +42,7 @@ final class FakeRendezvousServer implements AutoCloseable {
     /** Joins without a User-Agent: the JDK HTTP client always sends one, BlockingJoin never does. */
     final AtomicInteger joinsWithoutUserAgent = new AtomicInteger();
     /** The client address and port of every join: one per kept-alive connection. */
-    final java.util.Set<String> joinConnections = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    final Set<String> joinConnections = ConcurrentHashMap.newKeySet();
 
     FakeRendezvousServer(String token) throws IOException {
         this.token = token;

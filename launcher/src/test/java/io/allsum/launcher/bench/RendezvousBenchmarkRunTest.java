@@ -6,6 +6,7 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -42,7 +43,7 @@ class RendezvousBenchmarkRunTest {
             try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
-                List<String> args = new java.util.ArrayList<>(List.of("--server", server.uri().toString(), "--token",
+                List<String> args = new ArrayList<>(List.of("--server", server.uri().toString(), "--token",
                         "t0k", "--ranks", "2,9", "--rounds", "2", "--warmup", "0", "--backend", "nccl"));
                 args.addAll(variant);
                 int code = new CommandLine(new RendezvousBenchmark()).setOut(new PrintWriter(out))
@@ -62,7 +63,7 @@ class RendezvousBenchmarkRunTest {
         for (boolean fresh : new boolean[] {false, true}) {
             try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
                 StringWriter err = new StringWriter();
-                List<String> args = new java.util.ArrayList<>(List.of("--server", server.uri().toString(), "--token",
+                List<String> args = new ArrayList<>(List.of("--server", server.uri().toString(), "--token",
                         "t0k", "--ranks", "3", "--rounds", "2", "--warmup", "1", "--procs", "2", "--clients", "allsum",
                         "--child-java-option=-Dallsum.client.answerWarmUp=false"));
                 if (fresh) {
