@@ -22,6 +22,8 @@ import java.time.Duration;
  * @param idleEviction     a group nobody has contacted this long, with no waiting join, is removed
  * @param maxBodySize      request bodies above this are answered 413
  * @param sweepInterval    how often deadlines and heartbeats are checked; null derives it from the timeouts
+ * @param warmUpJoins      joins sent through a private copy of the join path after start-up, so that the first real
+ *                         rendezvous runs compiled code ({@link JoinPathWarmup}); 0 turns the warm-up off
  */
 @Validated
 @ConfigurationProperties("allsum.rendezvous")
@@ -34,7 +36,8 @@ public record RendezvousProperties(
         @Min(1) @Max(1 << 24) @DefaultValue("65536") int maxWorldSize,
         @NotNull @DefaultValue("10m") Duration idleEviction,
         @NotNull @DefaultValue("64KB") DataSize maxBodySize,
-        Duration sweepInterval) {
+        Duration sweepInterval,
+        @Min(0) @DefaultValue("16384") int warmUpJoins) {
 
     public RendezvousProperties {
         requirePositive("heartbeat-timeout", heartbeatTimeout);
