@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv rdvfresh warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -143,6 +143,31 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
     ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds --fresh
   done
   kill $pid; wait $pid 2>/dev/null
+}
+
+part_rdvfirst() { # issue 15: a fresh server's first rendezvous, its join-path warm-up (JoinPathWarmup) on and off
+  # Per repetition and variant: a new server; once it is up (and warmed, when on) and RDVW_IDLE s (5) idle, the bench
+  # measures from its first round (--warmup 0). RDVW_FRESH=1: new client processes every round (--fresh --clients
+  # allsum, one rank per process with RDV_PROCS=63), as a cluster's first workers; else kept ones (the JDK client).
+  ulimit -n "$(ulimit -Hn)"
+  local ranks=${RDV_RANKS:-64,256,1024} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18082} rep w
+  local fresh=""; [ "${RDVW_FRESH:-0}" = 1 ] && fresh="--fresh --clients allsum"
+  export ALLSUM_TOKEN=bench$RANDOM$RANDOM
+  for rep in $(seq ${REPS:-2}); do for w in ${RDVW_JOINS:-8192 0}; do
+    ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port \
+      --allsum.rendezvous.warm-up-joins=$w > /tmp/rdvw-server.log 2>&1 & local pid=$!
+    for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+    if [ "$w" != 0 ]; then for _ in $(seq 120); do grep -q "join path warm" /tmp/rdvw-server.log && break; sleep 0.5; done; fi
+    sleep ${RDVW_IDLE:-5}
+    local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
+    echo "## rep $rep: warm-up-joins=$w: $(grep -o 'join path warm.*' /tmp/rdvw-server.log || echo 'no warm-up'); RSS $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
+    allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
+      --warmup 0 --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" $fresh ${RDV_BENCH_OPTS:-}
+    kill $pid; wait $pid 2>/dev/null
+  done; done
+  [ "${RDV_TCPSTORE:-1}" = 0 ] && return
+  echo "## TCPStore (bench/rendezvous/tcpstore_bench.py ${fresh:+--fresh}), $procs client processes"
+  ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds ${fresh:+--fresh}
 }
 
 part_warm1() { # issue 13: does a longer warm-up decide a 1-GPU sweep's state, or the one-shot job path's first sizes?

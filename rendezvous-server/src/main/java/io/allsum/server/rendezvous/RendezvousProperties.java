@@ -37,7 +37,7 @@ public record RendezvousProperties(
         @NotNull @DefaultValue("10m") Duration idleEviction,
         @NotNull @DefaultValue("64KB") DataSize maxBodySize,
         Duration sweepInterval,
-        @Min(0) @DefaultValue("16384") int warmUpJoins) {
+        @Min(0) @DefaultValue("8192") int warmUpJoins) {
 
     public RendezvousProperties {
         requirePositive("heartbeat-timeout", heartbeatTimeout);
