@@ -163,6 +163,11 @@ part_rdvfirst() { # issue 15: a fresh server's first rendezvous, its join-path w
     echo "## rep $rep: warm-up-joins=$w: $(grep -o 'join path warm.*' /tmp/rdvw-server.log || echo 'no warm-up'); RSS $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
     allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
       --warmup 0 --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" $fresh ${RDV_BENCH_OPTS:-}
+    # RDVW_SETTLE: seconds idle after the last round before the server's RSS is read again (0: not read)
+    if [ "${RDVW_SETTLE:-0}" != 0 ]; then
+      echo "# server $(grep VmHWM /proc/$jpid/status | tr -s ' ') (peak); waiting $RDVW_SETTLE s"
+      sleep $RDVW_SETTLE; echo "# server $(grep VmRSS /proc/$jpid/status | tr -s ' ') $RDVW_SETTLE s after the last round"
+    fi
     kill $pid; wait $pid 2>/dev/null
   done; done
   [ "${RDV_TCPSTORE:-1}" = 0 ] && return
