@@ -64,7 +64,10 @@ import java.util.concurrent.TimeUnit;
 class JoinPathWarmup implements ApplicationListener<ApplicationReadyEvent>, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(JoinPathWarmup.class);
-    /** Ranks per warm-up group: two answering threads ({@link GroupExecutor.Effects#ANSWER_CHUNK}), as at scale. */
+    /**
+     * Ranks per warm-up group: two answering threads ({@link GroupExecutor.Effects#ANSWER_CHUNK}), as at scale; fewer
+     * when {@code allsum.rendezvous.max-world-size} is smaller.
+     */
     static final int WORLD_SIZE = 2 * GroupExecutor.Effects.ANSWER_CHUNK;
     /** A round that takes longer than this means something is wrong: the warm-up stops (the server is unaffected). */
     private static final Duration ROUND_DEADLINE = Duration.ofSeconds(30);
@@ -158,11 +161,12 @@ class JoinPathWarmup implements ApplicationListener<ApplicationReadyEvent>, Disp
                 byte[] id = new byte[Protocol.UNIQUE_ID_BYTES];
                 new SecureRandom().nextBytes(id);
                 String uniqueId = Base64.getEncoder().encodeToString(id);
+                int worldSize = Math.min(WORLD_SIZE, properties.maxWorldSize());
                 for (int round = 0; joins < properties.warmUpJoins() && !stopping; round++) {
                     String group = "warm-up-" + round;
-                    List<Future<RankView>> views = new ArrayList<>(WORLD_SIZE);
-                    for (int rank = 0; rank < WORLD_SIZE; rank++) {
-                        JoinRequest join = new JoinRequest(group, rank, WORLD_SIZE, "warm-up-r" + rank, Backend.NCCL,
+                    List<Future<RankView>> views = new ArrayList<>(worldSize);
+                    for (int rank = 0; rank < worldSize; rank++) {
+                        JoinRequest join = new JoinRequest(group, rank, worldSize, "warm-up-r" + rank, Backend.NCCL,
                                 rank == 0 ? uniqueId : null, null, null, null);
                         views.add(ranks.submit(() -> client.joinRank(join, ROUND_DEADLINE)));
                     }
@@ -171,7 +175,7 @@ class JoinPathWarmup implements ApplicationListener<ApplicationReadyEvent>, Disp
                     }
                     registry.close(group);
                     otherRequests(client, group);
-                    joins += WORLD_SIZE;
+                    joins += worldSize;
                 }
             }
         } catch (InterruptedException e) {
