@@ -92,6 +92,16 @@ part_ringab() { # CPU: the ring benchmark of an older build (RING_OLD_JAR: its w
   done; done
 }
 
+# Starts the dist's server on port $1 with RDV_SERVER_OPTS, output to $2, the rest as its arguments; waits until it is
+# healthy. Sets rdv_pid (the launcher script's pid, to kill) and rdv_jpid (the JVM's, for /proc).
+rdv_server() {
+  local port=$1 log=$2; shift 2
+  ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port "$@" > "$log" 2>&1 &
+  rdv_pid=$!
+  for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+  rdv_jpid=$(pgrep -f "server.port=$port" | head -1)
+}
+
 part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch TCPStore, same host, same run (issue 15)
   # Both sides spread their waiting ranks over RDV_PROCS client processes; 16,384 ranks are as many connections.
   ulimit -n "$(ulimit -Hn)"
@@ -99,9 +109,7 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
   # RDV_SERVER_OPTS: the server's extra JVM flags (e.g. a heap limit) for this part only; RDV_BENCH_OPTS: more
   # bench-rendezvous options (e.g. --clients per-rank).
-  ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port > /tmp/rdv-server.log 2>&1 & local pid=$!
-  for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
-  local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
+  rdv_server $port /tmp/rdv-server.log; local pid=$rdv_pid jpid=$rdv_jpid
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
   # A long-running server is warm: unmeasured rounds first, unless RDV_WARM_SERVER=0 (a run that began with 64 ranks
   # on a fresh server measured a cold server's small sizes, docs/benchmarks.md "A fresh worker's first rendezvous").
@@ -123,8 +131,7 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   ulimit -n "$(ulimit -Hn)"
   local ranks=${RDV_RANKS:-64} procs=${RDV_PROCS:-63} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18081} rep w
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
-  ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port > /tmp/rdvf-server.log 2>&1 & local pid=$!
-  for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+  rdv_server $port /tmp/rdvf-server.log; local pid=$rdv_pid
   # A long-running server is warm: rounds with kept client processes first, unmeasured (the clients are what is cold).
   quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
     --procs 16 --clients allsum 2>/dev/null
@@ -154,12 +161,9 @@ part_rdvfirst() { # issue 15: a fresh server's first rendezvous, its join-path w
   local fresh=""; [ "${RDVW_FRESH:-0}" = 1 ] && fresh="--fresh --clients allsum"
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
   for rep in $(seq ${REPS:-2}); do for w in ${RDVW_JOINS:-8192 0}; do
-    ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port \
-      --allsum.rendezvous.warm-up-joins=$w > /tmp/rdvw-server.log 2>&1 & local pid=$!
-    for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+    rdv_server $port /tmp/rdvw-server.log --allsum.rendezvous.warm-up-joins=$w; local pid=$rdv_pid jpid=$rdv_jpid
     if [ "$w" != 0 ]; then for _ in $(seq 120); do grep -q "join path warm" /tmp/rdvw-server.log && break; sleep 0.5; done; fi
     sleep ${RDVW_IDLE:-5}
-    local jpid; jpid=$(pgrep -f "server.port=$port" | head -1)
     echo "## rep $rep: warm-up-joins=$w: $(grep -o 'join path warm.*' /tmp/rdvw-server.log || echo 'no warm-up'); RSS $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
     allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
       --warmup 0 --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" $fresh ${RDV_BENCH_OPTS:-}

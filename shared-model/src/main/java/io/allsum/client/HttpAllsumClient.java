@@ -405,15 +405,13 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     /**
-     * Before a long-poll: reads a sample answer of each type through the path its real answer takes, the first time
+     * Before a long-poll: reads a sample answer of its type through the path the real answer takes, the first time
      * in this JVM ({@link AnswerWarmUp}), so that a fresh JVM's answer is not slowed by first-use costs.
      */
-    private void warmUp(String method, Class<?>... answerTypes) {
-        for (Class<?> type : answerTypes) {
-            byte[] sample = AnswerWarmUp.THIS_JVM.claim(type);
-            if (sample != null) {
-                readSample(method, type, sample);
-            }
+    private void warmUp(String method, Class<?> answerType) {
+        byte[] sample = AnswerWarmUp.THIS_JVM.claim(answerType);
+        if (sample != null) {
+            readSample(method, answerType, sample);
         }
     }
 

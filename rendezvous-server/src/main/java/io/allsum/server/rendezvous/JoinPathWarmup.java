@@ -14,13 +14,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.VirtualThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -150,8 +146,7 @@ class JoinPathWarmup implements ApplicationListener<ApplicationReadyEvent>, Disp
             server.addConnector(loopbackConnector(server, template));
             JoinHandler handler = new JoinHandler("", registry, properties, answers, problems, meters, json,
                     token == null ? null : BearerToken.of(token), epoch.id());
-            handler.setHandler(new NotFound());
-            server.setHandler(handler);
+            server.setHandler(handler); // nothing behind it: Jetty answers 404 to anything but a join
             server.start();
             int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
             try (AllsumClient client = HttpAllsumClient.builder("http://127.0.0.1:" + port).token(token).build();
@@ -236,14 +231,5 @@ class JoinPathWarmup implements ApplicationListener<ApplicationReadyEvent>, Disp
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         return connector;
-    }
-
-    /** Everything but a join: nothing else is served on the warm-up's port. */
-    private static final class NotFound extends Handler.Abstract {
-        @Override
-        public boolean handle(Request request, Response response, Callback callback) {
-            Response.writeError(request, response, callback, 404);
-            return true;
-        }
     }
 }
