@@ -94,12 +94,15 @@ part_ringab() { # CPU: the ring benchmark of an older build (RING_OLD_JAR: its w
 
 # Starts the dist's server on port $1 with RDV_SERVER_OPTS, output to $2, the rest as its arguments; waits until it is
 # healthy. Sets rdv_pid (the launcher script's pid, to kill) and rdv_jpid (the JVM's, for /proc).
+# "@conf/x.jvmargs" in RDV_SERVER_OPTS names the dist's flags file (the JVM reads @files from the working directory,
+# the repo root here, so such a server never started); a server that is not up in 120 s ends the part with its log.
 rdv_server() {
-  local port=$1 log=$2; shift 2
-  ALLSUM_JAVA_OPTS="${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}" allsum-server --server.port=$port "$@" > "$log" 2>&1 &
+  local port=$1 log=$2 opts=${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}; shift 2
+  ALLSUM_JAVA_OPTS="${opts//@conf\//@$ALLSUM_HOME/conf/}" allsum-server --server.port=$port "$@" > "$log" 2>&1 &
   rdv_pid=$!
   for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   rdv_jpid=$(pgrep -f "server.port=$port" | head -1)
+  if [ -z "$rdv_jpid" ]; then echo "# the server on port $port did not start; its log:"; tail -n 20 "$log"; return 1; fi
 }
 
 part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch TCPStore, same host, same run (issue 15)
@@ -109,7 +112,7 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
   # RDV_SERVER_OPTS: the server's extra JVM flags (e.g. a heap limit) for this part only; RDV_BENCH_OPTS: more
   # bench-rendezvous options (e.g. --clients per-rank).
-  rdv_server $port /tmp/rdv-server.log; local pid=$rdv_pid jpid=$rdv_jpid
+  rdv_server $port /tmp/rdv-server.log || return 1; local pid=$rdv_pid jpid=$rdv_jpid
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
   # A long-running server is warm: unmeasured rounds first, unless RDV_WARM_SERVER=0 (a run that began with 64 ranks
   # on a fresh server measured a cold server's small sizes, docs/benchmarks.md "A fresh worker's first rendezvous").
@@ -131,7 +134,7 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   ulimit -n "$(ulimit -Hn)"
   local ranks=${RDV_RANKS:-64} procs=${RDV_PROCS:-63} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18081} rep w
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
-  rdv_server $port /tmp/rdvf-server.log; local pid=$rdv_pid
+  rdv_server $port /tmp/rdvf-server.log || return 1; local pid=$rdv_pid
   # A long-running server is warm: rounds with kept client processes first, unmeasured (the clients are what is cold).
   quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
     --procs 16 --clients allsum 2>/dev/null
@@ -155,13 +158,14 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
 part_rdvfirst() { # issue 15: a fresh server's first rendezvous, its join-path warm-up (JoinPathWarmup) on and off
   # Per repetition and variant: a new server; once it is up (and warmed, when on) and RDVW_IDLE s (5) idle, the bench
   # measures from its first round (--warmup 0). RDVW_FRESH=1: new client processes every round (--fresh --clients
-  # allsum, one rank per process with RDV_PROCS=63), as a cluster's first workers; else kept ones (the JDK client).
+  # allsum, one rank per process with RDV_PROCS=63; RDVW_CLIENTS=blocking for the bench's minimal clients), as a
+  # cluster's first workers; else kept ones (the JDK client).
   ulimit -n "$(ulimit -Hn)"
   local ranks=${RDV_RANKS:-64,256,1024} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18082} rep w
-  local fresh=""; [ "${RDVW_FRESH:-0}" = 1 ] && fresh="--fresh --clients allsum"
+  local fresh=""; [ "${RDVW_FRESH:-0}" = 1 ] && fresh="--fresh --clients ${RDVW_CLIENTS:-allsum}"
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
   for rep in $(seq ${REPS:-2}); do for w in ${RDVW_JOINS:-8192 0}; do
-    rdv_server $port /tmp/rdvw-server.log --allsum.rendezvous.warm-up-joins=$w; local pid=$rdv_pid jpid=$rdv_jpid
+    rdv_server $port /tmp/rdvw-server.log --allsum.rendezvous.warm-up-joins=$w || return 1; local pid=$rdv_pid jpid=$rdv_jpid
     if [ "$w" != 0 ]; then for _ in $(seq 120); do grep -q "join path warm" /tmp/rdvw-server.log && break; sleep 0.5; done; fi
     sleep ${RDVW_IDLE:-5}
     echo "## rep $rep: warm-up-joins=$w: $(grep -o 'join path warm.*' /tmp/rdvw-server.log || echo 'no warm-up'); RSS $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
