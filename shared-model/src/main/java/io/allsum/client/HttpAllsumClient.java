@@ -354,7 +354,8 @@ public final class HttpAllsumClient implements AllsumClient {
 
     private <T> T read(Answer answer, Class<T> type, String method, String path) {
         try {
-            return json.readValue(answer.body(), type);
+            return type == RankView.class ? type.cast(JoinWire.rankView(json, answer.body()))
+                    : json.readValue(answer.body(), type);
         } catch (JacksonException e) {
             throw unreadable(method, path, answer, e);
         }
@@ -394,7 +395,7 @@ public final class HttpAllsumClient implements AllsumClient {
             return exchange(method, path, body, httpTimeout, retryDeadline);
         }
         List<String> headers = headers(body != null, null);
-        byte[] bytes = body == null ? new byte[0] : json.writeValueAsBytes(body);
+        byte[] bytes = body == null ? new byte[0] : json(body);
         return exchange(method, path, httpTimeout, retryDeadline,
                 () -> answerOf(longPolls.exchange(method, path, headers, bytes, httpTimeout), method, path));
     }
@@ -519,7 +520,12 @@ public final class HttpAllsumClient implements AllsumClient {
             builder.header(headers.get(i), headers.get(i + 1));
         }
         return builder.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))).build();
+                : HttpRequest.BodyPublishers.ofByteArray(json(body))).build();
+    }
+
+    /** A request's body: a join through {@link JoinWire} (cheap when cold, as a worker's join always is). */
+    private byte[] json(Object body) {
+        return body instanceof JoinRequest join ? JoinWire.request(json, join) : json.writeValueAsBytes(body);
     }
 
     /** Every request's headers, as name, value, name, value ... (both transports send the same). */
