@@ -1,3 +1,6 @@
+// Throwaway probe (session 12), compiled into the client's package against shared-model's classes and Jackson 3:
+// javac -d out -cp <shared-model classes>:<jackson jars> ColdProbe.java; java -cp ... io.allsum.client.ColdProbe [URL [ms]]
+// As in the repo it runs JoinWire first in each pair (joinwire-first.txt); joinwire-probe.txt ran databind first.
 package io.allsum.client;
 
 import io.allsum.model.Backend;
@@ -63,66 +66,5 @@ public class ColdProbe {
             }
         }
         System.out.print(out);
-    }
-
-    static byte[] streamWrite(JsonMapper m, JoinRequest r) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-        try (JsonGenerator g = m.createGenerator(bytes)) {
-            g.writeStartObject();
-            g.writeStringProperty("group", r.group());
-            g.writeNumberProperty("rank", r.rank());
-            g.writeNumberProperty("worldSize", r.worldSize());
-            g.writeStringProperty("instanceId", r.instanceId());
-            g.writeStringProperty("backend", r.backend().name().toLowerCase());
-            g.writeStringProperty("endpoint", r.endpoint());
-            g.writeStringProperty("host", r.host());
-            g.writeStringProperty("device", r.device());
-            g.writeEndObject();
-        }
-        return bytes.toByteArray();
-    }
-
-    static io.allsum.model.rendezvous.Member member(JsonParser p) {
-        if (p.currentToken() == JsonToken.VALUE_NULL) return null;
-        int rank = 0; String id = null, ep = null, host = null, dev = null;
-        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-            String name = p.currentName();
-            p.nextToken();
-            switch (name) {
-                case "rank" -> rank = p.getIntValue();
-                case "instanceId" -> id = p.getString();
-                case "endpoint" -> ep = p.getString();
-                case "host" -> host = p.getString();
-                case "device" -> dev = p.getString();
-                default -> p.skipChildren();
-            }
-        }
-        return new io.allsum.model.rendezvous.Member(rank, id, ep, host, dev);
-    }
-
-    static RankView streamRead(JsonMapper m, byte[] body) {
-        try (JsonParser p = m.createParser(body)) {
-            String group = null, uid = null, tag = null, epoch = null; long gen = 0; int ws = 0, rank = 0; Backend b = null;
-            io.allsum.model.rendezvous.Member prev = null, next = null;
-            p.nextToken();
-            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-                String name = p.currentName();
-                p.nextToken();
-                switch (name) {
-                    case "group" -> group = p.getString();
-                    case "generation" -> gen = p.getLongValue();
-                    case "worldSize" -> ws = p.getIntValue();
-                    case "backend" -> b = Backend.valueOf(p.getString().toUpperCase());
-                    case "uniqueId" -> uid = p.getString();
-                    case "rank" -> rank = p.getIntValue();
-                    case "previous" -> prev = member(p);
-                    case "next" -> next = member(p);
-                    case "viewTag" -> tag = p.getString();
-                    case "epoch" -> epoch = p.getString();
-                    default -> p.skipChildren();
-                }
-            }
-            return new RankView(group, gen, ws, b, uid, rank, prev, next, tag, epoch);
-        }
     }
 }
