@@ -82,10 +82,8 @@ final class JoinWire {
             int rank = 0;
             Member previous = null;
             Member next = null;
-            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
-                expect(p, t, JsonToken.PROPERTY_NAME);
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
+            for (String name = nextProperty(p); name != null; name = nextProperty(p)) {
+                JsonToken value = p.currentToken();
                 switch (name) {
                     case "group" -> group = text(p, value);
                     case "generation" -> generation = value == JsonToken.VALUE_NULL ? 0 : p.getLongValue();
@@ -126,10 +124,8 @@ final class JoinWire {
         String endpoint = null;
         String host = null;
         String device = null;
-        for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
-            expect(p, t, JsonToken.PROPERTY_NAME);
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
+        for (String name = nextProperty(p); name != null; name = nextProperty(p)) {
+            JsonToken v = p.currentToken();
             switch (name) {
                 case "rank" -> rank = v == JsonToken.VALUE_NULL ? 0 : p.getIntValue();
                 case "instanceId" -> instanceId = text(p, v);
@@ -140,6 +136,18 @@ final class JoinWire {
             }
         }
         return new Member(rank, instanceId, endpoint, host, device);
+    }
+
+    /** The next property's name, with the parser on its value; null at the end of the object. */
+    private static String nextProperty(JsonParser p) {
+        JsonToken t = p.nextToken();
+        if (t == JsonToken.END_OBJECT) {
+            return null;
+        }
+        expect(p, t, JsonToken.PROPERTY_NAME);
+        String name = p.currentName();
+        p.nextToken();
+        return name;
     }
 
     private static String text(JsonParser p, JsonToken value) {
