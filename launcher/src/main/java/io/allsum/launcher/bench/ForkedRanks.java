@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -214,16 +216,25 @@ final class ForkedRanks {
                                 int procs) throws Exception {
         List<byte[]> bodies = RendezvousBenchmark.joinBodies(group, n, session.backend(), id);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-        List<Future<RendezvousBenchmark.Answer>> answers = new ArrayList<>();
+        // Taken in completion order, so that a join that fails (while the others wait for the last rank) is
+        // reported at once, not when the round's deadline runs out.
+        CompletionService<RendezvousBenchmark.Answer> answers = new ExecutorCompletionService<>(session.threads());
+        int count = 0;
         for (int rank = index; rank < n - 1; rank += procs) {
             byte[] body = bodies.get(rank);
             int r = rank;
-            answers.add(session.threads().submit(() -> session.joinUntilComplete(group, r, body, deadline)));
+            answers.submit(() -> session.joinUntilComplete(group, r, body, deadline));
+            count++;
         }
-        List<RendezvousBenchmark.Answer> all = new ArrayList<>(answers.size());
+        List<RendezvousBenchmark.Answer> all = new ArrayList<>(count);
         long last = 0;
-        for (Future<RendezvousBenchmark.Answer> f : answers) {
-            RendezvousBenchmark.Answer a = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        for (int i = 0; i < count; i++) {
+            Future<RendezvousBenchmark.Answer> f = answers.poll(Math.max(1, deadline - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
+            if (f == null) {
+                throw new TimeoutException((count - i) + " of " + count + " joins unanswered at the deadline");
+            }
+            RendezvousBenchmark.Answer a = f.get();
             all.add(a);
             last = Math.max(last, a.receivedNanos());
         }

@@ -22,6 +22,7 @@ import java.io.PrintWriter;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
@@ -589,8 +590,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                         throw new IllegalStateException("join of rank " + rank + " to " + group + " answered "
                                 + r.statusCode() + ": " + new String(d.bytes(), StandardCharsets.UTF_8));
                     }
-                } catch (ConnectException e) {
-                    // accept backlog overflow while thousands connect at once: try again, as a worker would
+                } catch (ConnectException | HttpConnectTimeoutException e) {
+                    // accept backlog overflow, or a connect still queued after the client's connect timeout while
+                    // thousands connect at once (2 cores, 16,384 ranks): try again, as HttpAllsumClient does
                 } catch (IOException e) {
                     if (!String.valueOf(e.getMessage()).contains("no bytes")) {
                         throw new IOException("join of rank " + rank + " to " + group + " failed: " + e, e);
