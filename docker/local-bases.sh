@@ -13,9 +13,34 @@ fi
 command -v debootstrap >/dev/null || { echo "local-bases: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
 rootfs="$(mktemp -d /tmp/allsum-rootfs.XXXXXX)"
 trap 'rm -rf "$rootfs"' EXIT
-mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-echo "local-bases: debootstrap bookworm from $mirror (about 30 s)"
-debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$rootfs.log" 2>&1 \
+suite=bookworm
+# The Debian mirror this machine's apt already uses for $suite: one-line entries ("deb [opts] URI suite comp...") in
+# sources.list and *.list, deb822 stanzas (Types/URIs/Suites/Enabled) in *.sources. DEBIAN_MIRROR overrides it.
+apt_mirror() {
+  local files=() f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do [ -f "$f" ] && files+=("$f"); done
+  if [ ${#files[@]} -gt 0 ]; then
+    sed -E 's/#.*//; s/\[[^]]*\]//' "${files[@]}" | awk -v s="$suite" '$1 == "deb" && $3 == s { print $2; exit }'
+  fi
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk -v s="$suite" '
+      function flush() { if (deb && on && has) { print uri; found = 1; exit } deb = 0; on = 1; has = 0; uri = "" }
+      BEGIN { on = 1 }
+      /^[ \t]*#/ { next }
+      /^[ \t]*$/ { flush(); next }
+      { key = tolower($1); sub(/:$/, "", key) }
+      key == "types"   { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+      key == "uris"    { uri = $2 }
+      key == "suites"  { for (i = 2; i <= NF; i++) if ($i == s) has = 1 }
+      key == "enabled" { on = (tolower($2) != "no") }
+      END { if (!found) flush() }' "$f"
+  done
+}
+mirror="${DEBIAN_MIRROR:-$(apt_mirror | head -1)}"
+[ -n "$mirror" ] || { echo "local-bases: no Debian mirror for $suite in /etc/apt/sources.list or /etc/apt/sources.list.d/ (set DEBIAN_MIRROR=URI)" >&2; exit 2; }
+echo "local-bases: debootstrap $suite from $mirror (about 30 s)"
+debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 \
   || { tail -20 "$rootfs.log" >&2; exit 1; }
 rm -f "$rootfs.log"
 # What the official slim image drops: package lists and caches, documentation, man pages, locales.
