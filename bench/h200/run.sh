@@ -114,8 +114,8 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   # bench-rendezvous options (e.g. --clients per-rank).
   rdv_server $port /tmp/rdv-server.log || return 1; local pid=$rdv_pid jpid=$rdv_jpid
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
-  # A long-running server is warm: unmeasured rounds first, unless RDV_WARM_SERVER=0 (a run that began with 64 ranks
-  # on a fresh server measured a cold server's small sizes, docs/benchmarks.md "A fresh worker's first rendezvous").
+  # A long-running server is warm: unmeasured rounds first, unless RDV_WARM_SERVER=0 (then the small sizes measure a
+  # freshly started server's JIT, not its steady state).
   [ "${RDV_WARM_SERVER:-1}" = 0 ] || quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" \
     --ranks 1024,64,256,64 --rounds 10 --procs $procs 2>/dev/null
   allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
@@ -129,7 +129,7 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
 }
 
 part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes, RDV_PROCS (63) of them, new every round
-  # (each rank's join its JVM's first, as when workers start), allsum with the client's answer warm-up on and off, and
+  # (each rank's join its JVM's first, as when workers start), allsum in the variants of RDVF_OPTS, and
   # TCPStore with fresh processes; interleaved repetitions, one server for all of allsum's runs
   ulimit -n "$(ulimit -Hn)"
   local ranks=${RDV_RANKS:-64} procs=${RDV_PROCS:-63} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18081} rep w
@@ -155,7 +155,7 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   kill $pid; wait $pid 2>/dev/null
 }
 
-part_rdvfirst() { # issue 15: a fresh server's first rendezvous, its join-path warm-up (JoinPathWarmup) on and off
+part_rdvfirst() { # issue 15: a freshly started server's first rendezvous, one new server per repetition and RDVW_JOINS value
   # Per repetition and variant: a new server; once it is up (and warmed, when on) and RDVW_IDLE s (5) idle, the bench
   # measures from its first round (--warmup 0). RDVW_FRESH=1: new client processes every round (--fresh --clients
   # allsum, one rank per process with RDV_PROCS=63; RDVW_CLIENTS=blocking for the bench's minimal clients), as a
@@ -184,7 +184,7 @@ part_rdvfirst() { # issue 15: a fresh server's first rendezvous, its join-path w
 }
 
 part_warm1() { # issue 13: does a longer warm-up decide a 1-GPU sweep's state, or the one-shot job path's first sizes?
-  # native and the one-shot job path, 8 B .. 4 KiB, with -w 50 (as before) and -w 20000 (about 0.1 s of calls per size)
+  # native and the one-shot job path, 8 B .. 4 KiB, with -w 50 and -w 20000 (about 0.1 s of calls per size)
   export CUDA_VISIBLE_DEVICES=0; local it=${ITERS:-500} rep w
   native_build
   for rep in $(seq ${REPS:-6}); do for w in 50 20000; do
@@ -254,7 +254,7 @@ selfcheck_n() {
 }
 
 # small2/small1 time each size over 500 iterations: with 50, single ~10 us cells moved by 20-50 % between runs, in
-# native and Java alike (docs/benchmarks/h200-multi-gpu.md, fifth session). Process start and NCCL set-up dominate a run.
+# native and Java alike (docs/benchmarks/multi-gpu.md). Process start and NCCL set-up dominate a run.
 part_small2() { # issue 13, every GPU in one call: native blocking / non-blocking, the backend alone, the job path
   local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep
   echo "## overhead probe, $n JVMs (8 B, host ns per call of each enqueue path)"; selfcheck_n $n -b 8 -e 8 -n $it -w $w --probe | grep -E '^#   [a-z]|^# probe'
