@@ -20,7 +20,6 @@ import io.allsum.server.web.ProblemException;
 import io.allsum.server.web.ServerEpoch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 
@@ -41,7 +40,8 @@ import java.util.function.Consumer;
 @Component
 class GroupExecutor {
 
-    private final Logger log;
+    private static final Logger log = LoggerFactory.getLogger(GroupExecutor.class);
+
     private final RendezvousMeters meters;
     private final ApplicationEventPublisher events;
     private final RendezvousScheduler scheduler;
@@ -51,16 +51,8 @@ class GroupExecutor {
     /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
     private final AtomicLong completions = new AtomicLong();
 
-    @Autowired
-    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events,
-                  RendezvousScheduler scheduler, RendezvousProperties properties, ServerEpoch epoch) {
-        this(meters, events, scheduler, properties, epoch, LoggerFactory.getLogger(GroupExecutor.class));
-    }
-
-    /** @param log where transitions are logged ({@link JoinPathWarmup}'s private registry logs nothing) */
     GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, RendezvousScheduler scheduler,
-                  RendezvousProperties properties, ServerEpoch epoch, Logger log) {
-        this.log = log;
+                  RendezvousProperties properties, ServerEpoch epoch) {
         this.meters = meters;
         this.events = events;
         this.scheduler = scheduler;

@@ -5,12 +5,16 @@ import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
 import io.allsum.model.security.BearerToken;
+import io.allsum.server.security.BearerTokenFilter;
+import io.allsum.server.web.BodySizeLimitFilter;
 import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.LongPollWait;
+import io.allsum.server.web.ProblemDetailsAdvice;
 import io.allsum.server.web.ProblemException;
 import io.allsum.server.web.ProblemWriter;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -20,9 +24,10 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.nio.ByteBuffer;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -32,24 +37,18 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
- * Serves well-formed joins ({@code POST /rendezvous}) on Jetty's core API, below the servlet layer; every other
- * request, and every join this handler does not take, goes on to the servlet application unchanged.
+ * The join endpoint ({@code POST /rendezvous}), on Jetty's core API in front of the servlet application: every
+ * request to the join path is answered here, successes and problems alike; other paths go on to the servlet
+ * application unchanged.
  *
- * <p>Why: a generation's completion answers every parked join at once, and through the servlet layer each answer
- * was a servlet async completion (a writer thread, the servlet response, a re-dispatch to complete the request) and
- * each parked join held the servlet and Spring MVC request objects (docs/benchmarks.md, "Joins below the servlet
- * layer"). Here a parked join holds Jetty's request and a callback, and its answer is one non-blocking write from the
- * thread that completes it.
+ * <p>Why below the servlet layer: a generation's completion answers every parked join at once. Here a parked join
+ * holds Jetty's request and a callback, and its answer is one non-blocking write from the thread that completes it
+ * (docs/benchmarks.md, "Joins below the servlet layer").
  *
- * <p>What it takes: a POST to exactly the join path with a JSON body of a declared length within the body limit, an
- * {@code Accept} that allows JSON, a valid token when one is configured, and {@code wait}/{@code view} parameters as
- * the protocol spells them. Anything else (a missing token, a chunked body, a {@code wait=abc}) is the servlet
- * path's to answer, with the same problem it always gave. A body that does not parse or validate is handed to the
- * servlet path too, with its bytes replayed, so every 400 comes from one place (Spring MVC and its advice). From the
- * registry's answer on, both paths write the same bytes ({@link JoinResponses#answer}, {@link ProblemWriter}).
+ * <p>Every join that passed the token check is counted once, by outcome, when its answer is made.
  */
 final class JoinHandler extends Handler.Wrapper {
 
@@ -65,7 +64,8 @@ final class JoinHandler extends Handler.Wrapper {
     private final JsonMapper json;
     private final BearerToken token;
     private final String epoch;
-    private final LongAdder served = new LongAdder();
+    private final long maxBody;
+    private final long bodyTimeoutMillis;
 
     /** @param token null when the server takes requests without one */
     JoinHandler(String contextPath, RendezvousRegistry registry, RendezvousProperties properties,
@@ -81,24 +81,38 @@ final class JoinHandler extends Handler.Wrapper {
         this.json = json;
         this.token = token;
         this.epoch = epoch;
-    }
-
-    /** Joins this handler answered itself (the rest went to the servlet path). */
-    long served() {
-        return served.sum();
+        this.maxBody = properties.maxBodySize().toBytes();
+        this.bodyTimeoutMillis = properties.bodyTimeout().toMillis();
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        Settings settings = takesSafely(request);
-        if (settings == null) {
+        if (!path.equals(request.getHttpURI().getPath())) {
             return super.handle(request, response, callback);
         }
-        // The body is a few hundred bytes, most often read with the headers: no thread waits for it.
-        Content.Source.asByteArrayAsync(request, (int) properties.maxBodySize().toBytes())
+        response.getHeaders().put(Protocol.EPOCH_HEADER, epoch);
+        if (token != null) {
+            ProblemException refused = BearerTokenFilter.refusal(token.check(
+                    request.getHeaders().get(HttpHeader.AUTHORIZATION)));
+            if (refused != null) {
+                refuse(request, response, callback, refused, false); // an unauthenticated body is never read
+                return true;
+            }
+        }
+        Settings settings;
+        try {
+            settings = settings(request);
+        } catch (ProblemException e) {
+            refuse(request, response, callback, e, true);
+            return true;
+        }
+        // The body is a few hundred bytes, most often read with the headers: no thread waits for it, and the
+        // timeout's timer is only made for a body that did not come with them.
+        Content.Source.asByteArrayAsync(request, (int) maxBody)
+                .orTimeout(bodyTimeoutMillis, TimeUnit.MILLISECONDS)
                 .whenComplete((body, failure) -> {
                     if (failure != null) {
-                        callback.failed(failure); // the client went away mid-body
+                        unread(request, response, callback, failure);
                         return;
                     }
                     try {
@@ -111,57 +125,89 @@ final class JoinHandler extends Handler.Wrapper {
         return true;
     }
 
-    /** How a taken join is answered. */
+    /** How a join is answered. */
     record Settings(Duration waitFor, boolean rankView, boolean gzip) {
     }
 
-    private Settings takesSafely(Request request) {
-        try {
-            return takes(request);
-        } catch (RuntimeException e) {
-            return null; // e.g. a query string that does not decode: the servlet path refuses it, as before
-        }
-    }
-
-    /** The join's settings when this handler takes the request, null when the servlet path answers it. */
-    Settings takes(Request request) {
-        if (!HttpMethod.POST.is(request.getMethod()) || !path.equals(request.getHttpURI().getPath())) {
-            return null;
+    /** The join's settings, or the problem of a request that is not one. */
+    Settings settings(Request request) {
+        if (!HttpMethod.POST.is(request.getMethod())) {
+            ProblemException refused = new ProblemException(ProblemCode.METHOD_NOT_ALLOWED, "method "
+                    + oneLine(request.getMethod()) + " is not supported on " + Protocol.RENDEZVOUS_PATH + "; use POST");
+            refused.getHeaders().set(HttpHeader.ALLOW.asString(), HttpMethod.POST.asString());
+            throw refused;
         }
         HttpFields headers = request.getHeaders();
         long length = request.getLength();
-        if (length <= 0 || length > properties.maxBodySize().toBytes() || headers.contains(HttpHeader.EXPECT)
-                || !isJson(headers.get(HttpHeader.CONTENT_TYPE)) || !acceptsJson(headers.getValuesList(HttpHeader.ACCEPT))) {
-            return null;
+        if (length > maxBody) {
+            throw tooLarge("the request body has " + length + " bytes; the limit is " + maxBody + " bytes");
         }
-        if (token != null && token.check(headers.get(HttpHeader.AUTHORIZATION)) != BearerToken.Check.ACCEPTED) {
-            return null;
+        String contentType = headers.get(HttpHeader.CONTENT_TYPE);
+        if (!isJson(contentType)) {
+            throw new ProblemException(ProblemCode.UNSUPPORTED_MEDIA_TYPE, "a join's Content-Type must be "
+                    + "application/json, got " + (contentType == null ? "none" : "'" + oneLine(contentType) + "'"));
         }
-        Fields query = Request.extractQueryParameters(request);
+        List<String> accept = headers.getValuesList(HttpHeader.ACCEPT);
+        if (!acceptsJson(accept)) {
+            throw new ProblemException(ProblemCode.NOT_ACCEPTABLE, "a join is answered with application/json, "
+                    + "which Accept '" + oneLine(String.join(", ", accept)) + "' refuses");
+        }
+        Fields query;
+        try {
+            query = Request.extractQueryParameters(request);
+        } catch (RuntimeException e) {
+            throw new ProblemException(ProblemCode.INVALID_REQUEST, "the request is malformed: the query string "
+                    + "does not decode");
+        }
         Integer waitSeconds = null;
-        Fields.Field wait = query.get(Protocol.WAIT_PARAM);
+        String wait = single(query, Protocol.WAIT_PARAM);
         if (wait != null) {
-            if (wait.getValues().size() != 1 || !wait.getValue().matches("[0-9]{1,9}")) {
-                return null;
-            }
-            waitSeconds = Integer.valueOf(wait.getValue());
-        }
-        boolean rankView = false;
-        Fields.Field view = query.get(Protocol.VIEW_PARAM);
-        if (view != null) {
-            if (view.getValues().size() != 1) {
-                return null;
-            }
-            if (view.getValue().equals(Protocol.VIEW_RANK)) {
-                rankView = true;
-            } else if (!view.getValue().equals(Protocol.VIEW_FULL)) {
-                return null;
+            try {
+                waitSeconds = Integer.valueOf(wait);
+            } catch (NumberFormatException e) {
+                throw ProblemException.invalid(Protocol.WAIT_PARAM, "parameter '" + Protocol.WAIT_PARAM
+                        + "' must be an integer, got '" + oneLine(wait) + "'");
             }
         }
+        boolean rankView = rankView(single(query, Protocol.VIEW_PARAM));
         boolean gzip = !rankView && AcceptEncoding.allowsGzip(
                 Collections.enumeration(headers.getValuesList(HttpHeader.ACCEPT_ENCODING)));
         return new Settings(LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait()),
                 rankView, gzip);
+    }
+
+    /** The parameter's one value, null when absent. */
+    private static String single(Fields query, String name) {
+        Fields.Field field = query.get(name);
+        if (field == null) {
+            return null;
+        }
+        if (field.getValues().size() != 1) {
+            throw ProblemException.invalid(name, "parameter '" + name + "' must be given once, got "
+                    + field.getValues().size() + " values");
+        }
+        return field.getValue();
+    }
+
+    /** {@code view=rank}: the constant-size answer; absent or {@code full}: the whole view. */
+    private static boolean rankView(String view) {
+        if (view == null || view.equals(Protocol.VIEW_FULL)) {
+            return false;
+        }
+        if (view.equals(Protocol.VIEW_RANK)) {
+            return true;
+        }
+        throw ProblemException.invalid(Protocol.VIEW_PARAM, "must be '" + Protocol.VIEW_FULL + "' or '"
+                + Protocol.VIEW_RANK + "', got '" + oneLine(view) + "'");
+    }
+
+    private static String oneLine(String text) {
+        String line = text.replaceAll("\\p{Cntrl}", "?");
+        return line.length() > 32 ? line.substring(0, 32) + "..." : line;
+    }
+
+    private static ProblemException tooLarge(String detail) {
+        return new ProblemException(ProblemCode.BODY_TOO_LARGE, detail);
     }
 
     /** {@code application/json}, in UTF-8 (JSON's own encoding) if a charset is named at all. */
@@ -207,16 +253,30 @@ final class JoinHandler extends Handler.Wrapper {
         return false;
     }
 
+    /** A body that was not read whole: too large, too slow (408), or its client went away (nobody to answer). */
+    private void unread(Request request, Response response, Callback callback, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
+                : failure;
+        if (cause instanceof TimeoutException) {
+            ProblemException slow = new ProblemException(ProblemCode.REQUEST_TIMEOUT, "the join's body did not "
+                    + "arrive within " + bodyTimeoutMillis + " ms of its headers (allsum.rendezvous.body-timeout)");
+            respondProblem(response, callback, slow, true, true);
+        } else if (cause instanceof IOException) {
+            callback.failed(cause);
+        } else { // the size limit of a body without a declared length
+            respondProblem(response, callback, tooLarge("the request body is larger than the limit of " + maxBody
+                    + " bytes"), true, true);
+        }
+    }
+
     private void serve(Request request, Response response, Callback callback, Settings settings, byte[] body) {
         Joiner joiner;
         try {
-            joiner = Joiner.from(json.readValue(body, JoinRequest.class), validator);
-        } catch (RuntimeException e) {
-            replay(request, response, callback, body); // the servlet path names what is wrong, as it always did
+            joiner = Joiner.from(parse(body), validator);
+        } catch (ProblemException e) {
+            respondProblem(response, callback, e, true, false);
             return;
         }
-        served.increment();
-        response.getHeaders().put(Protocol.EPOCH_HEADER, epoch);
         CompletableFuture<JoinAnswer> answer;
         try {
             answer = registry.join(joiner, settings.waitFor());
@@ -228,6 +288,23 @@ final class JoinHandler extends Handler.Wrapper {
             return;
         }
         park(request, response, callback, joiner, settings, answer);
+    }
+
+    private JoinRequest parse(byte[] body) {
+        if (body.length == 0) {
+            throw malformed("a JSON body is required");
+        }
+        try {
+            return json.readValue(body, JoinRequest.class);
+        } catch (JacksonException e) {
+            throw malformed(ProblemDetailsAdvice.describe(e));
+        }
+    }
+
+    private static ProblemException malformed(String detail) {
+        ProblemException problem = new ProblemException(ProblemCode.INVALID_REQUEST, detail);
+        problem.getBody().setTitle(ProblemDetailsAdvice.MALFORMED_BODY_TITLE);
+        return problem;
     }
 
     /**
@@ -280,15 +357,6 @@ final class JoinHandler extends Handler.Wrapper {
             out = problems.answer(path, problem);
         }
         meters.joinAnswered(JoinOutcome.of(out.status(), code));
-        try {
-            write(out, response, callback, joiner, done);
-        } catch (RuntimeException e) {
-            JoinResponses.delivered(done);
-            callback.failed(e);
-        }
-    }
-
-    private void write(HttpAnswer out, Response response, Callback callback, Joiner joiner, JoinAnswer done) {
         out.writeTo(response, Callback.from(() -> {
             JoinResponses.delivered(done);
             callback.succeeded();
@@ -300,29 +368,56 @@ final class JoinHandler extends Handler.Wrapper {
         }));
     }
 
-    /** Hands a join whose body was already read to the servlet path, which reads the same bytes again. */
-    private void replay(Request request, Response response, Callback callback, byte[] body) {
-        Request again = new Request.Wrapper(request) {
-            private Content.Chunk next = Content.Chunk.from(ByteBuffer.wrap(body), true);
-
-            @Override
-            public Content.Chunk read() {
-                Content.Chunk chunk = next;
-                next = Content.Chunk.EOF;
-                return chunk;
-            }
-
-            @Override
-            public void demand(Runnable demandCallback) {
-                demandCallback.run();
-            }
-        };
-        try {
-            if (!super.handle(again, response, callback)) {
-                Response.writeError(again, response, callback, 404);
-            }
-        } catch (Throwable e) {
-            Response.writeError(again, response, callback, e);
+    /**
+     * Answers a request refused before its body was read. With {@code drain}, the body (at most
+     * {@link BodySizeLimitFilter#SWALLOW_BYTES}) is read and dropped first, so that a client still sending it reads
+     * the answer rather than a reset; otherwise, and when more is left, the answer closes the connection.
+     */
+    private void refuse(Request request, Response response, Callback callback, ProblemException problem,
+                        boolean drain) {
+        boolean counted = HttpMethod.POST.is(request.getMethod()) && problem.code() != ProblemCode.UNAUTHORIZED;
+        if (request.getLength() == 0) {
+            respondProblem(response, callback, problem, counted, false);
+        } else if (!drain || request.getLength() > BodySizeLimitFilter.SWALLOW_BYTES) {
+            respondProblem(response, callback, problem, counted, true);
+        } else {
+            drain(request, BodySizeLimitFilter.SWALLOW_BYTES,
+                    whole -> respondProblem(response, callback, problem, counted, !whole));
         }
+    }
+
+    /** Reads and drops up to {@code budget} bytes, then tells {@code then} whether that was the whole body. */
+    private static void drain(Request request, long budget, Consumer<Boolean> then) {
+        long left = budget;
+        while (true) {
+            Content.Chunk chunk = request.read();
+            if (chunk == null) {
+                long rest = left;
+                request.demand(() -> drain(request, rest, then));
+                return;
+            }
+            if (Content.Chunk.isFailure(chunk)) {
+                then.accept(false);
+                return;
+            }
+            left -= chunk.remaining();
+            boolean last = chunk.isLast();
+            chunk.release();
+            if (last || left <= 0) {
+                then.accept(last);
+                return;
+            }
+        }
+    }
+
+    private void respondProblem(Response response, Callback callback, ProblemException problem, boolean counted,
+                                boolean close) {
+        if (counted) {
+            meters.joinAnswered(JoinOutcome.of(problem.code().status(), problem.code()));
+        }
+        if (close) {
+            response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+        }
+        problems.answer(path, problem).writeTo(response, callback);
     }
 }

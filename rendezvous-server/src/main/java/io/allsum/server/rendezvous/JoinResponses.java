@@ -1,16 +1,8 @@
 package io.allsum.server.rendezvous;
 
 import io.allsum.model.problem.ProblemCode;
-import io.allsum.server.web.ProblemDetailsAdvice;
 import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.ProblemException;
-import io.allsum.server.web.ProblemWriter;
-import jakarta.annotation.PreDestroy;
-import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -19,27 +11,12 @@ import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-/**
- * Makes a join's answer ({@link #answer}, for both join paths) and writes it on the servlet path: the joins
- * {@link JoinHandler} leaves to Spring MVC. It writes at once when the registry answered at once, else from a parked
- * request.
- *
- * <p>A parked join is a servlet async request: while it waits it holds no thread and no stack, only the container's
- * request objects (a few KB with Jetty; docs/benchmarks.md, "Rendezvous at scale"). When the registry completes its
- * answer, a short-lived virtual thread writes the pre-encoded bytes and completes the request, so thousands of answers
- * are written in parallel, and none goes through the filters or the DispatcherServlet a second time (an async
- * re-dispatch, as a {@code DeferredResult} does, cost more than the answer itself).
- */
+/** Makes a join's answer: the bytes a rank gets, and the problem a failed answer is. */
 @Component
 class JoinResponses {
 
@@ -48,30 +25,10 @@ class JoinResponses {
 
     private final ViewResponses views;
     private final JsonMapper json;
-    private final ProblemWriter problems;
-    private final ExecutorService writers = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("join-answer-", 0).factory());
 
-    JoinResponses(ViewResponses views, JsonMapper json, ProblemWriter problems) {
+    JoinResponses(ViewResponses views, JsonMapper json) {
         this.views = views;
         this.json = json;
-        this.problems = problems;
-    }
-
-    @PreDestroy
-    void stop() {
-        writers.shutdown();
-    }
-
-    /** Writes an answer the registry gave at once; a failure propagates to Spring MVC's exception handling. */
-    void write(JoinAnswer answer, int rank, boolean rankView, HttpServletRequest http, HttpServletResponse response)
-            throws IOException {
-        try {
-            boolean gzip = !rankView && AcceptEncoding.allowsGzip(http.getHeaders(HttpHeaders.ACCEPT_ENCODING));
-            answer(answer, rank, rankView, gzip).writeTo(response);
-        } finally {
-            delivered(answer);
-        }
     }
 
     /** {@code answer} as the bytes a rank gets. */
@@ -87,64 +44,7 @@ class JoinResponses {
     }
 
     /**
-     * Parks the request until {@code answer} completes, at most {@code limit} (the registry answers by the join's
-     * wait, 202 at the latest; the limit only bounds a registry that never does). Whatever ends it first (the
-     * answer, the limit, a broken connection) writes the response; the rest find it taken.
-     */
-    void park(CompletableFuture<JoinAnswer> answer, Duration limit, Joiner joiner, boolean rankView,
-              HttpServletRequest http, HttpServletResponse response) {
-        AsyncContext async = http.startAsync(http, response);
-        async.setTimeout(limit.toMillis());
-        AtomicBoolean taken = new AtomicBoolean();
-        async.addListener(new AsyncListener() {
-            @Override
-            public void onTimeout(AsyncEvent event) {
-                if (taken.compareAndSet(false, true)) {
-                    answer.cancel(false);
-                    fail(http, response, noAnswer(joiner, limit));
-                    async.complete();
-                }
-            }
-
-            @Override
-            public void onError(AsyncEvent event) {
-                // The connection broke while the join waited: nobody is left to answer. The registry's answer,
-                // when it comes, finds the request taken (and still counts towards delivery).
-                if (taken.compareAndSet(false, true)) {
-                    async.complete();
-                }
-            }
-
-            @Override
-            public void onComplete(AsyncEvent event) {
-            }
-
-            @Override
-            public void onStartAsync(AsyncEvent event) {
-            }
-        });
-        answer.whenCompleteAsync((done, error) -> {
-            if (!taken.compareAndSet(false, true)) {
-                delivered(done);
-                return;
-            }
-            try {
-                if (error == null) {
-                    write(done, joiner.rank(), rankView, http, response);
-                } else {
-                    fail(http, response, error);
-                }
-            } catch (IOException | RuntimeException e) {
-                log.debug("answer to rank {} of group '{}' not written: {}", joiner.rank(), joiner.group(),
-                        e.toString());
-            } finally {
-                async.complete();
-            }
-        }, writers);
-    }
-
-    /**
-     * How long a parked join waits for the registry, whichever path parked it: its wait plus a minute. The registry
+     * How long a parked join waits for the registry: its wait plus a minute. The registry
      * answers by the wait (202 at the latest); the limit only bounds a registry that never does.
      */
     static Duration answerLimit(Duration wait) {
@@ -161,20 +61,6 @@ class JoinResponses {
     static void delivered(JoinAnswer answer) {
         if (answer instanceof JoinAnswer.Complete complete && complete.delivery() != null) {
             complete.delivery().answered();
-        }
-    }
-
-    /** What Spring MVC's advice would write for {@code error}, written here because no handler runs any more. */
-    private void fail(HttpServletRequest http, HttpServletResponse response, Throwable error) {
-        ProblemException problem = problem(error);
-        if (response.isCommitted()) {
-            return;
-        }
-        try {
-            http.setAttribute(ProblemDetailsAdvice.PROBLEM_CODE_ATTRIBUTE, problem.code());
-            problems.write(http, response, problem);
-        } catch (IOException | RuntimeException e) {
-            log.debug("problem answer not written: {}", e.toString());
         }
     }
 

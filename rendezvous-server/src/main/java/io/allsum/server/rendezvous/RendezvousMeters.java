@@ -46,7 +46,7 @@ public class RendezvousMeters {
                 .register(registry);
     }
 
-    /** Counted by {@link JoinMeterFilter} only, once per join request. */
+    /** Counted by {@link JoinHandler} only, once per join request. */
     void joinAnswered(JoinOutcome outcome) {
         joins.withTag("outcome", outcome.tag()).increment();
     }

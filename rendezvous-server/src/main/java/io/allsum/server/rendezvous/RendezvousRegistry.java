@@ -16,7 +16,6 @@ import io.allsum.server.rendezvous.GroupExecutor.Effects;
 import io.allsum.server.web.ProblemException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
@@ -42,16 +41,9 @@ public class RendezvousRegistry implements GroupDirectory {
     private final RendezvousProperties properties;
     private final GroupDecisions decisions;
     private final GroupExecutor executor;
-    private final Logger log;
+    private static final Logger log = LoggerFactory.getLogger(RendezvousRegistry.class);
 
-    @Autowired
     RendezvousRegistry(RendezvousProperties properties, GroupExecutor executor) {
-        this(properties, executor, LoggerFactory.getLogger(RendezvousRegistry.class));
-    }
-
-    /** @param log where group creation, closing and eviction are logged */
-    RendezvousRegistry(RendezvousProperties properties, GroupExecutor executor, Logger log) {
-        this.log = log;
         this.properties = properties;
         this.decisions = GroupDecisions.of(properties);
         this.executor = executor;
