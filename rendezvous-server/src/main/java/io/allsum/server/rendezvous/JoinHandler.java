@@ -270,24 +270,24 @@ final class JoinHandler extends Handler.Wrapper {
     }
 
     private void serve(Request request, Response response, Callback callback, Settings settings, byte[] body) {
-        Joiner joiner;
+        JoinCommand command;
         try {
-            joiner = Joiner.from(parse(body), validator);
+            command = JoinCommand.from(parse(body), validator);
         } catch (ProblemException e) {
             respondProblem(response, callback, e, true, false);
             return;
         }
         CompletableFuture<JoinAnswer> answer;
         try {
-            answer = registry.join(joiner, settings.waitFor());
+            answer = registry.join(command, settings.waitFor());
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
         if (answer.isDone()) {
-            answer.whenComplete((done, error) -> respond(response, callback, joiner, settings, done, error));
+            answer.whenComplete((done, error) -> respond(response, callback, command, settings, done, error));
             return;
         }
-        park(request, response, callback, joiner, settings, answer);
+        park(request, response, callback, command, settings, answer);
     }
 
     private JoinRequest parse(byte[] body) {
@@ -312,7 +312,7 @@ final class JoinHandler extends Handler.Wrapper {
      * registry answers by the join's wait, 202 at the latest); a broken connection does, and the answer that comes
      * later finds the request taken.
      */
-    private void park(Request request, Response response, Callback callback, Joiner joiner, Settings settings,
+    private void park(Request request, Response response, Callback callback, JoinCommand command, Settings settings,
                       CompletableFuture<JoinAnswer> answer) {
         AtomicBoolean taken = new AtomicBoolean();
         request.addIdleTimeoutListener(timeout -> false);
@@ -330,39 +330,39 @@ final class JoinHandler extends Handler.Wrapper {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
                     : error;
             if (cause instanceof TimeoutException) {
-                cause = JoinResponses.noAnswer(joiner, limit);
+                cause = JoinResponses.noAnswer(command, limit);
             }
-            respond(response, callback, joiner, settings, done, cause);
+            respond(response, callback, command, settings, done, cause);
         });
     }
 
     /** Writes the answer (or the problem) without blocking; the request ends when the bytes are written. */
-    private void respond(Response response, Callback callback, Joiner joiner, Settings settings, JoinAnswer done,
+    private void respond(Response response, Callback callback, JoinCommand command, Settings settings, JoinAnswer done,
                          Throwable error) {
         HttpAnswer out;
         ProblemCode code = null;
         try {
             if (error == null) {
-                out = answers.answer(done, joiner.rank(), settings.rankView(), settings.gzip());
+                out = answers.answer(done, command.rank(), settings.rankView(), settings.gzip());
             } else {
                 ProblemException problem = JoinResponses.problem(error);
                 code = problem.code();
                 out = problems.answer(path, problem);
             }
         } catch (RuntimeException e) {
-            log.error("answer to rank {} of group '{}' not made", joiner.rank(), joiner.group(), e);
+            log.error("answer to rank {} of group '{}' not made", command.rank(), command.group(), e);
             ProblemException problem = new ProblemException(ProblemCode.INTERNAL_ERROR, "the server failed to answer: "
                     + e.getClass().getSimpleName());
             code = problem.code();
             out = problems.answer(path, problem);
         }
-        meters.joinAnswered(JoinOutcome.of(out.status(), code));
+        meters.joinAnswered(JoinMeterOutcome.of(out.status(), code));
         out.writeTo(response, Callback.from(() -> {
             JoinResponses.delivered(done);
             callback.succeeded();
         }, failure -> {
             JoinResponses.delivered(done);
-            log.debug("answer to rank {} of group '{}' not written: {}", joiner.rank(), joiner.group(),
+            log.debug("answer to rank {} of group '{}' not written: {}", command.rank(), command.group(),
                     failure.toString());
             callback.failed(failure);
         }));
@@ -413,7 +413,7 @@ final class JoinHandler extends Handler.Wrapper {
     private void respondProblem(Response response, Callback callback, ProblemException problem, boolean counted,
                                 boolean close) {
         if (counted) {
-            meters.joinAnswered(JoinOutcome.of(problem.code().status(), problem.code()));
+            meters.joinAnswered(JoinMeterOutcome.of(problem.code().status(), problem.code()));
         }
         if (close) {
             response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());

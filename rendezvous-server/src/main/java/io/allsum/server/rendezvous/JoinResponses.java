@@ -52,9 +52,9 @@ class JoinResponses {
     }
 
     /** The problem a parked join gets when the registry did not answer within {@code limit}. */
-    static ProblemException noAnswer(Joiner joiner, Duration limit) {
-        return new ProblemException(ProblemCode.INTERNAL_ERROR, "join of rank " + joiner.rank() + " to group '"
-                + joiner.group() + "' got no answer from the registry within " + limit);
+    static ProblemException noAnswer(JoinCommand command, Duration limit) {
+        return new ProblemException(ProblemCode.INTERNAL_ERROR, "join of rank " + command.rank() + " to group '"
+                + command.group() + "' got no answer from the registry within " + limit);
     }
 
     /** Counts a complete answer towards its generation's delivery: it was written, or its client is gone. */

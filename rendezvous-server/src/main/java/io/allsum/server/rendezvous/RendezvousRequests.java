@@ -10,7 +10,7 @@ import io.allsum.server.web.ProblemException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Validation of the rendezvous requests other than joins ({@link Joiner} validates those), once, at the edge. */
+/** Validation of the rendezvous requests other than joins ({@link JoinCommand} validates those), once, at the edge. */
 final class RendezvousRequests {
 
     private static final int MAX_REASON_LENGTH = 512;

@@ -38,9 +38,9 @@ import java.util.function.Consumer;
  * publishes in order. Meters and logs are recorded here, once per transition.
  */
 @Component
-class GroupExecutor {
+class GroupTransitions {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupExecutor.class);
+    private static final Logger log = LoggerFactory.getLogger(GroupTransitions.class);
 
     private final RendezvousMeters meters;
     private final ApplicationEventPublisher events;
@@ -51,7 +51,7 @@ class GroupExecutor {
     /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
     private final AtomicLong completions = new AtomicLong();
 
-    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, RendezvousScheduler scheduler,
+    GroupTransitions(RendezvousMeters meters, ApplicationEventPublisher events, RendezvousScheduler scheduler,
                   RendezvousProperties properties, ServerEpoch epoch) {
         this.meters = meters;
         this.events = events;
@@ -132,11 +132,11 @@ class GroupExecutor {
                 group.renumber(raise.number());
             }
             case DropSlot drop -> dropSlot(group, drop.rank(), drop.why());
-            case AddToParticipants add -> group.addSlot(new Slot(add.joiner(), now), add.joiner().uniqueId());
+            case AddToParticipants add -> group.addSlot(new Slot(add.command(), now), add.command().uniqueId());
             case Withdraw withdraw -> withdraw(group, withdraw.rank(), effects);
             case Remove remove -> remove(group, remove.why(), effects);
             case Touch touch -> group.slot(touch.rank()).contact(now);
-            default -> throw new IllegalArgumentException(action + " is not applied by the executor");
+            default -> throw new IllegalArgumentException(action + " is not a transition");
         }
     }
 
@@ -214,7 +214,7 @@ class GroupExecutor {
                 + failure.what();
         group.fail(reason);
         List<Waiter> waiting = takeWaiters(group, null);
-        long next = group.generation() + 1;
+        long next = Math.addExact(group.generation(), 1);
         // One exception for all waiters (JoinResponses only reads it), as in withdraw and remove: not thousands of
         // stack traces at once.
         ProblemException failed = new ProblemException(ProblemCode.GENERATION_FAILED,
