@@ -14,11 +14,11 @@ import io.allsum.server.web.ProblemException;
  * @param uniqueId       rank 0's id with nccl; null otherwise
  * @param lastGeneration the generation this instance last belonged to; 0 when none (a fresh process)
  */
-record JoinCommand(String group, int rank, int worldSize, String instanceId, Backend backend, UniqueId uniqueId,
+public record JoinCommand(String group, int rank, int worldSize, String instanceId, Backend backend, UniqueId uniqueId,
               String endpoint, String host, String device, long lastGeneration) {
 
     /** @throws ProblemException 400 naming every violation */
-    static JoinCommand from(JoinRequest request, JoinRequestValidator validator) {
+    public static JoinCommand from(JoinRequest request, JoinRequestValidator validator) {
         JoinRequestValidator.Checked checked = validator.check(request);
         if (!checked.isValid()) {
             throw ProblemException.invalid(checked.violations());

@@ -28,7 +28,7 @@ public enum JoinMeterOutcome {
     }
 
     /** The outcome of a join answered with this HTTP status and problem code (null for success answers). */
-    static JoinMeterOutcome of(int status, ProblemCode code) {
+    public static JoinMeterOutcome of(int status, ProblemCode code) {
         if (status == 200) {
             return COMPLETE;
         }

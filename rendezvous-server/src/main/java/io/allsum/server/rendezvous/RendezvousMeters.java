@@ -47,7 +47,7 @@ public class RendezvousMeters {
     }
 
     /** Counted by {@link JoinHandler} only, once per join request. */
-    void joinAnswered(JoinMeterOutcome outcome) {
+    public void joinAnswered(JoinMeterOutcome outcome) {
         joins.withTag("outcome", outcome.tag()).increment();
     }
 

@@ -58,7 +58,7 @@ public class RendezvousRegistry implements GroupDirectory {
      *
      * @throws ProblemException when the join conflicts with the group
      */
-    CompletableFuture<JoinAnswer> join(JoinCommand command, Duration wait) {
+    public CompletableFuture<JoinAnswer> join(JoinCommand command, Duration wait) {
         while (true) {
             Group group = groupFor(command);
             Effects effects = new Effects();
@@ -126,7 +126,7 @@ public class RendezvousRegistry implements GroupDirectory {
 
     // ---- heartbeats, failure reports, leave, close
 
-    HeartbeatResponse heartbeat(String groupName, int rank, String instanceId, long generation) {
+    public HeartbeatResponse heartbeat(String groupName, int rank, String instanceId, long generation) {
         return withGroup(groupName, (group, effects) -> {
             long now = System.nanoTime();
             group.touch(now);
@@ -134,8 +134,8 @@ public class RendezvousRegistry implements GroupDirectory {
         });
     }
 
-    HeartbeatResponse reportFailure(String groupName, int reporterRank, String instanceId, long generation,
-                                    int failedRank, String reason) {
+    public HeartbeatResponse reportFailure(String groupName, int reporterRank, String instanceId, long generation,
+                                           int failedRank, String reason) {
         return withGroup(groupName, (group, effects) -> {
             long now = System.nanoTime();
             group.touch(now);
@@ -144,7 +144,7 @@ public class RendezvousRegistry implements GroupDirectory {
         });
     }
 
-    HeartbeatResponse leave(String groupName, int rank, String instanceId) {
+    public HeartbeatResponse leave(String groupName, int rank, String instanceId) {
         return withGroup(groupName, (group, effects) -> {
             long now = System.nanoTime();
             group.touch(now);
@@ -166,7 +166,7 @@ public class RendezvousRegistry implements GroupDirectory {
     }
 
     /** Closes and removes a group: parked joins are answered 410, listeners get {@link GroupRemoved}. */
-    void close(String groupName) {
+    public void close(String groupName) {
         Group group = groups.remove(groupName);
         if (group == null) {
             throw unknownGroup(groupName);
@@ -184,7 +184,7 @@ public class RendezvousRegistry implements GroupDirectory {
 
     // ---- status and directory
 
-    GroupStatus status(String groupName) {
+    public GroupStatus status(String groupName) {
         return withGroup(groupName, (group, effects) -> group.status(System.nanoTime(), transitions.epoch()));
     }
 
@@ -202,7 +202,7 @@ public class RendezvousRegistry implements GroupDirectory {
      * @param generation the generation the caller wants, or null for whichever is complete
      * @throws ProblemException 404 for an unknown group; 409 when no generation (or not that one) is complete
      */
-    EncodedView completeView(String groupName, Long generation) {
+    public EncodedView completeView(String groupName, Long generation) {
         return withGroup(groupName, (group, effects) -> {
             if (group.state() != GenerationState.COMPLETE || group.view() == null) {
                 throw new ProblemException(ProblemCode.CONFLICT, "generation " + group.generation()

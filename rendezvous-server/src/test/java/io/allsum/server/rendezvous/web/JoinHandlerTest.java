@@ -1,6 +1,9 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
 import io.allsum.model.rendezvous.GroupView;
+import io.allsum.server.rendezvous.RendezvousHttp;
+import io.allsum.server.rendezvous.RendezvousHttpTestBase;
+import io.allsum.server.rendezvous.RendezvousRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

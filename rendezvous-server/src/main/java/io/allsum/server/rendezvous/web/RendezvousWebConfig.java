@@ -1,5 +1,6 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.web.BodySizeLimitFilter;
 import io.allsum.server.web.ProblemWriter;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;

@@ -1,5 +1,6 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.RendezvousRegistry;
 import io.allsum.model.Protocol;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;

@@ -1,5 +1,11 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.JoinAnswer;
+import io.allsum.server.rendezvous.JoinCommand;
+import io.allsum.server.rendezvous.JoinMeterOutcome;
+import io.allsum.server.rendezvous.RendezvousMeters;
+import io.allsum.server.rendezvous.RendezvousProperties;
+import io.allsum.server.rendezvous.RendezvousRegistry;
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;

@@ -1,5 +1,7 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.JoinAnswer;
+import io.allsum.server.rendezvous.JoinCommand;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.ProblemException;

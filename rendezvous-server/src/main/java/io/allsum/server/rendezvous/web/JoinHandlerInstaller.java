@@ -1,5 +1,8 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.RendezvousMeters;
+import io.allsum.server.rendezvous.RendezvousProperties;
+import io.allsum.server.rendezvous.RendezvousRegistry;
 import io.allsum.model.security.BearerToken;
 import io.allsum.server.security.SecurityProperties;
 import io.allsum.server.web.ProblemWriter;
