@@ -1,25 +1,16 @@
 package io.allsum.client;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import tools.jackson.databind.DeserializationFeature;
+import io.allsum.model.ProtocolJson;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The JSON mapping of protocol v1 on the client side: tolerant reader, nulls left out of requests. */
+/** The JSON mapping of protocol v1 on the client side: {@link ProtocolJson}'s. */
 public final class AllsumJson {
-
-    private static final JsonMapper MAPPER = JsonMapper.builder()
-            // A newer server may add fields; an older client must keep working.
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            // An absent optional field (uniqueId from rank 1, endpoint with nccl) must not travel as null.
-            .changeDefaultPropertyInclusion(incl -> incl.withValueInclusion(JsonInclude.Include.NON_NULL))
-            .build();
 
     private AllsumJson() {
     }
 
-    /** Thread-safe and immutable; java.time types are handled natively by Jackson 3 (ISO-8601 strings). */
+    /** Thread-safe and immutable. */
     public static JsonMapper mapper() {
-        return MAPPER;
+        return ProtocolJson.mapper();
     }
 }

@@ -1,6 +1,6 @@
 package io.allsum.server.jobs;
 
-import io.allsum.client.AllsumJson;
+import io.allsum.model.ProtocolJson;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -30,7 +30,7 @@ import java.util.Optional;
 @Repository
 class JobStore {
 
-    private static final JsonMapper JSON = AllsumJson.mapper();
+    private static final JsonMapper JSON = ProtocolJson.mapper();
     private static final TypeReference<List<Integer>> RANKS = new TypeReference<>() {
     };
     private static final TypeReference<List<SizeResult>> RESULTS = new TypeReference<>() {

@@ -42,7 +42,7 @@ public final class EncodedView {
         return view;
     }
 
-    String tag() {
+    public String tag() {
         return tag;
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * One group and its current generation: plain state. {@link GroupDecisions} reads it, {@link GroupExecutor}
+ * One group and its current generation: plain state. {@link GroupDecisions} reads it, {@link GroupTransitions}
  * changes it; both under {@link #lock()}, which the registry takes for each operation. Only the event outbox is
  * touched outside the lock.
  */
@@ -177,7 +177,7 @@ final class Group {
                 epoch);
     }
 
-    // ---- changing (GroupExecutor only)
+    // ---- changing (GroupTransitions only)
 
     /** Starts generation {@code number}, empty, with a fresh join deadline. */
     void openGeneration(long number, long nowNanos, long joinTimeoutNanos) {

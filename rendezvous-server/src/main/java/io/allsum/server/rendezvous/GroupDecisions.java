@@ -12,14 +12,14 @@ import java.util.Optional;
 
 /**
  * The rendezvous rules as pure decisions: each looks at a {@link Group}'s plain state and a request (or the clock)
- * and returns the next {@link Action}; it changes nothing. {@link GroupExecutor} applies the action; a join asks
+ * and returns the next {@link Action}; it changes nothing. {@link GroupTransitions} applies the action; a join asks
  * again until the answer is terminal (answer, park or reject), so one step never both decides and mutates.
  */
 final class GroupDecisions {
 
     private static final int MAX_NAMED_SILENT_MEMBERS = 8;
 
-    /** What to do next. The executor applies the non-terminal ones and asks again. */
+    /** What to do next. GroupTransitions applies the non-terminal ones and asks again. */
     sealed interface Action {
     }
 
@@ -64,8 +64,8 @@ final class GroupDecisions {
     record Withdraw(int rank) implements Action {
     }
 
-    /** Take the joiner's rank in the joining generation. */
-    record AddToParticipants(Joiner joiner) implements Action {
+    /** Take the command's rank in the joining generation. */
+    record AddToParticipants(JoinCommand command) implements Action {
     }
 
     /** Every rank is in: complete the generation and answer every parked join. */
@@ -121,13 +121,13 @@ final class GroupDecisions {
     // ---- join
 
     /** A join whose worldSize or backend differ from the group's is refused before it touches anything. */
-    Optional<Reject> incompatibility(Group group, Joiner joiner) {
-        if (joiner.worldSize() != group.worldSize()) {
-            return Optional.of(new Reject(ProblemCode.WORLD_SIZE_MISMATCH, "worldSize " + joiner.worldSize()
+    Optional<Reject> incompatibility(Group group, JoinCommand command) {
+        if (command.worldSize() != group.worldSize()) {
+            return Optional.of(new Reject(ProblemCode.WORLD_SIZE_MISMATCH, "worldSize " + command.worldSize()
                     + " differs from group '" + group.name() + "', which has worldSize " + group.worldSize(), null));
         }
-        if (joiner.backend() != group.backend()) {
-            return Optional.of(new Reject(ProblemCode.BACKEND_MISMATCH, "backend " + joiner.backend()
+        if (command.backend() != group.backend()) {
+            return Optional.of(new Reject(ProblemCode.BACKEND_MISMATCH, "backend " + command.backend()
                     + " differs from group '" + group.name() + "', which uses backend " + group.backend(), null));
         }
         return Optional.empty();
@@ -138,43 +138,43 @@ final class GroupDecisions {
      *
      * @param mayWait false when the join asked for {@code wait=0}: answer pending instead of parking
      */
-    Action join(Group group, Joiner joiner, long now, boolean mayWait) {
-        int rank = joiner.rank();
+    Action join(Group group, JoinCommand command, long now, boolean mayWait) {
+        int rank = command.rank();
         switch (group.state()) {
             case FAILED -> {
-                return new OpenGeneration(Math.max(group.generation(), joiner.lastGeneration()) + 1);
+                return new OpenGeneration(Math.addExact(Math.max(group.generation(), command.lastGeneration()), 1));
             }
             case COMPLETE -> {
                 Slot holder = group.slot(rank);
-                if (holder.heldBy(joiner.instanceId())) {
+                if (holder.heldBy(command.instanceId())) {
                     return new AnswerComplete();
                 }
                 if (holder.isAlive(now, heartbeatTimeoutNanos)) {
-                    return rankHeld(group, holder, joiner, now);
+                    return rankHeld(group, holder, command, now);
                 }
                 return new FailGeneration(FailureCause.HEARTBEAT_TIMEOUT, holder.describe() + " sent no heartbeat for "
-                        + seconds(holder.silentNanos(now)) + " and instance " + joiner.instanceId()
+                        + seconds(holder.silentNanos(now)) + " and instance " + command.instanceId()
                         + " joined for its rank");
             }
             case JOINING -> {
-                if (joiner.lastGeneration() >= group.generation()) {
-                    return new RaiseGeneration(joiner.lastGeneration() + 1);
+                if (command.lastGeneration() >= group.generation()) {
+                    return new RaiseGeneration(Math.addExact(command.lastGeneration(), 1));
                 }
                 Slot slot = group.slot(rank);
-                if (slot != null && !slot.heldBy(joiner.instanceId())) {
+                if (slot != null && !slot.heldBy(command.instanceId())) {
                     if (slot.isAlive(now, heartbeatTimeoutNanos)) {
-                        return rankHeld(group, slot, joiner, now);
+                        return rankHeld(group, slot, command, now);
                     }
-                    return new DropSlot(rank, "replaced by instance " + joiner.instanceId());
+                    return new DropSlot(rank, "replaced by instance " + command.instanceId());
                 }
                 if (slot == null) {
-                    if (joiner.uniqueId() != null && group.wasUsed(joiner.uniqueId())) {
+                    if (command.uniqueId() != null && group.wasUsed(command.uniqueId())) {
                         return new Reject(ProblemCode.STALE_UNIQUE_ID, "uniqueId from rank 0 is stale: it was "
                                 + "handed out in an earlier generation of group '" + group.name() + "'; an NCCL id "
                                 + "is single-use, so call ncclGetUniqueId again for generation "
                                 + group.generation(), null);
                     }
-                    return new AddToParticipants(joiner);
+                    return new AddToParticipants(command);
                 }
                 if (group.isFull()) {
                     return new MarkComplete();
@@ -185,10 +185,10 @@ final class GroupDecisions {
         }
     }
 
-    private Reject rankHeld(Group group, Slot holder, Joiner joiner, long now) {
+    private Reject rankHeld(Group group, Slot holder, JoinCommand command, long now) {
         return new Reject(ProblemCode.RANK_HELD, "rank " + holder.rank() + " of group '" + group.name()
                 + "' generation " + group.generation() + " is held by live instance " + holder.instanceId()
-                + ", not " + joiner.instanceId() + "; a holder is dropped after " + seconds(heartbeatTimeoutNanos)
+                + ", not " + command.instanceId() + "; a holder is dropped after " + seconds(heartbeatTimeoutNanos)
                 + " without contact",
                 Duration.ofNanos(Math.max(heartbeatTimeoutNanos - holder.silentNanos(now), 0)));
     }

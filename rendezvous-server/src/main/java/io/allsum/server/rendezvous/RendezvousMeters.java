@@ -30,7 +30,7 @@ public class RendezvousMeters {
         failedGenerations = Counter.builder("allsum.rendezvous.generations.failed")
                 .description("Generations that failed, by cause")
                 .withRegistry(registry);
-        for (JoinOutcome outcome : JoinOutcome.values()) {
+        for (JoinMeterOutcome outcome : JoinMeterOutcome.values()) {
             joins.withTag("outcome", outcome.tag());
         }
         for (FailureCause cause : FailureCause.values()) {
@@ -46,8 +46,8 @@ public class RendezvousMeters {
                 .register(registry);
     }
 
-    /** Counted by {@link JoinMeterFilter} only, once per join request. */
-    void joinAnswered(JoinOutcome outcome) {
+    /** Counted by {@link JoinHandler} only, once per join request. */
+    public void joinAnswered(JoinMeterOutcome outcome) {
         joins.withTag("outcome", outcome.tag()).increment();
     }
 

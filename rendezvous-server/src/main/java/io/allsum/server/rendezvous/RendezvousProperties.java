@@ -22,8 +22,7 @@ import java.time.Duration;
  * @param idleEviction     a group nobody has contacted this long, with no waiting join, is removed
  * @param maxBodySize      request bodies above this are answered 413
  * @param sweepInterval    how often deadlines and heartbeats are checked; null derives it from the timeouts
- * @param warmUpJoins      joins sent through a private copy of the join path after start-up, so that the first real
- *                         rendezvous runs compiled code ({@link JoinPathWarmup}); 0 turns the warm-up off
+ * @param bodyTimeout      a join whose body has not all arrived this long after its headers is answered 408
  */
 @Validated
 @ConfigurationProperties("allsum.rendezvous")
@@ -37,7 +36,7 @@ public record RendezvousProperties(
         @NotNull @DefaultValue("10m") Duration idleEviction,
         @NotNull @DefaultValue("64KB") DataSize maxBodySize,
         Duration sweepInterval,
-        @Min(0) @DefaultValue("8192") int warmUpJoins) {
+        @NotNull @DefaultValue("10s") Duration bodyTimeout) {
 
     public RendezvousProperties {
         requirePositive("heartbeat-timeout", heartbeatTimeout);
@@ -51,6 +50,7 @@ public record RendezvousProperties(
         if (maxBodySize != null && maxBodySize.toBytes() < 1024) {
             throw new IllegalArgumentException("allsum.rendezvous.max-body-size must be at least 1KB, got " + maxBodySize);
         }
+        requirePositive("body-timeout", bodyTimeout);
         if (sweepInterval != null) {
             requirePositive("sweep-interval", sweepInterval);
         }
@@ -58,6 +58,7 @@ public record RendezvousProperties(
 
     /** The sweep interval: configured, or a fifth of the shortest timeout, between 20 ms and 1 s. */
     public Duration effectiveSweepInterval() {
+        requirePositive("body-timeout", bodyTimeout);
         if (sweepInterval != null) {
             return sweepInterval;
         }

@@ -12,11 +12,10 @@ import io.allsum.server.rendezvous.GroupDecisions.MarkComplete;
 import io.allsum.server.rendezvous.GroupDecisions.Park;
 import io.allsum.server.rendezvous.GroupDecisions.Reject;
 import io.allsum.server.rendezvous.GroupDecisions.Respond;
-import io.allsum.server.rendezvous.GroupExecutor.Effects;
+import io.allsum.server.rendezvous.GroupTransitions.Effects;
 import io.allsum.server.web.ProblemException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
@@ -30,8 +29,8 @@ import java.util.function.BiFunction;
 
 /**
  * The groups by name, each behind its lock. An operation looks its group up, takes the lock, asks
- * {@link GroupDecisions} what to do, has {@link GroupExecutor} do it, and after unlocking runs the effects. Requests
- * arrive validated ({@link Joiner}, {@link RendezvousRequests}).
+ * {@link GroupDecisions} what to do, has {@link GroupTransitions} do it, and after unlocking runs the effects. Requests
+ * arrive validated ({@link JoinCommand}, {@link RendezvousRequests}).
  */
 @Component
 public class RendezvousRegistry implements GroupDirectory {
@@ -41,91 +40,84 @@ public class RendezvousRegistry implements GroupDirectory {
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final RendezvousProperties properties;
     private final GroupDecisions decisions;
-    private final GroupExecutor executor;
-    private final Logger log;
+    private final GroupTransitions transitions;
+    private static final Logger log = LoggerFactory.getLogger(RendezvousRegistry.class);
 
-    @Autowired
-    RendezvousRegistry(RendezvousProperties properties, GroupExecutor executor) {
-        this(properties, executor, LoggerFactory.getLogger(RendezvousRegistry.class));
-    }
-
-    /** @param log where group creation, closing and eviction are logged */
-    RendezvousRegistry(RendezvousProperties properties, GroupExecutor executor, Logger log) {
-        this.log = log;
+    RendezvousRegistry(RendezvousProperties properties, GroupTransitions transitions) {
         this.properties = properties;
         this.decisions = GroupDecisions.of(properties);
-        this.executor = executor;
+        this.transitions = transitions;
     }
 
     // ---- joins
 
     /**
-     * Joins {@code joiner.rank()} into its group's current generation. The future completes with the group once
+     * Joins {@code command.rank()} into its group's current generation. The future completes with the group once
      * every rank is in, with where it stands when {@code wait} runs out, or exceptionally with a
      * {@link ProblemException} when the generation fails or the group closes meanwhile.
      *
      * @throws ProblemException when the join conflicts with the group
      */
-    CompletableFuture<JoinAnswer> join(Joiner joiner, Duration wait) {
+    public CompletableFuture<JoinAnswer> join(JoinCommand command, Duration wait) {
         while (true) {
-            Group group = groupFor(joiner);
+            Group group = groupFor(command);
             Effects effects = new Effects();
             group.lock().lock();
             try {
                 if (group.isRemoved()) {
                     continue; // closed or evicted between lookup and lock: the join starts a new group
                 }
-                return joinLocked(group, joiner, wait, effects);
+                return joinLocked(group, command, wait, effects);
             } finally {
                 group.lock().unlock();
-                executor.finish(group, effects);
+                transitions.finish(group, effects);
             }
         }
     }
 
-    private CompletableFuture<JoinAnswer> joinLocked(Group group, Joiner joiner, Duration wait, Effects effects) {
+    private CompletableFuture<JoinAnswer> joinLocked(Group group, JoinCommand command, Duration wait, Effects effects) {
         long now = System.nanoTime();
-        Optional<Reject> incompatible = decisions.incompatibility(group, joiner);
+        Optional<Reject> incompatible = decisions.incompatibility(group, command);
         if (incompatible.isPresent()) {
             throw incompatible.get().exception();
         }
         group.touch(now);
         Delivery delivery = null; // set when this join is the one that completes the generation
         while (true) {
-            Action action = decisions.join(group, joiner, now, !wait.isZero());
+            Action action = decisions.join(group, command, now, !wait.isZero());
             switch (action) {
                 case Reject reject -> throw reject.exception();
                 case AnswerComplete answer -> {
-                    group.slot(joiner.rank()).contact(now);
+                    group.slot(command.rank()).contact(now);
                     return CompletableFuture.completedFuture(new JoinAnswer.Complete(group.view(), delivery));
                 }
                 case AnswerPending answer -> {
-                    group.slot(joiner.rank()).contact(now);
-                    return CompletableFuture.completedFuture(new JoinAnswer.Pending(group.pending(1, executor.epoch())));
+                    group.slot(command.rank()).contact(now);
+                    return CompletableFuture.completedFuture(new JoinAnswer.Pending(group.pending(1, transitions.epoch())));
                 }
                 case Park park -> {
-                    Slot slot = group.slot(joiner.rank());
+                    Slot slot = group.slot(command.rank());
                     slot.contact(now);
-                    return executor.park(group, slot, wait);
+                    return transitions.park(group, slot, wait);
                 }
-                case MarkComplete complete -> delivery = executor.complete(group, now, effects);
-                default -> executor.apply(group, action, now, effects);
+                case MarkComplete complete -> delivery = transitions.complete(group, now, effects);
+                default -> transitions.apply(group, action, now, effects);
             }
         }
     }
 
-    private Group groupFor(Joiner joiner) {
-        Group existing = groups.get(joiner.group());
+    private Group groupFor(JoinCommand command) {
+        Group existing = groups.get(command.group());
         if (existing != null) {
             return existing;
         }
         if (groups.size() >= properties.maxGroups()) {
             throw new ProblemException(ProblemCode.GROUP_LIMIT, "the server holds its maximum of "
-                    + properties.maxGroups() + " groups, so group '" + joiner.group() + "' cannot be created")
+                    + properties.maxGroups() + " groups, so group '" + command.group() + "' cannot be created")
                     .retryAfter(GROUP_LIMIT_RETRY);
         }
-        return groups.computeIfAbsent(joiner.group(), name -> {
-            Group group = new Group(name, joiner.worldSize(), joiner.backend());
+        return groups.computeIfAbsent(command.group(), name -> {
+            Group group = new Group(name, command.worldSize(), command.backend());
             group.openGeneration(1, System.nanoTime(), decisions.joinTimeoutNanos());
             log.info("group {} created: worldSize {}, backend {}", name, group.worldSize(), group.backend());
             return group;
@@ -134,7 +126,7 @@ public class RendezvousRegistry implements GroupDirectory {
 
     // ---- heartbeats, failure reports, leave, close
 
-    HeartbeatResponse heartbeat(String groupName, int rank, String instanceId, long generation) {
+    public HeartbeatResponse heartbeat(String groupName, int rank, String instanceId, long generation) {
         return withGroup(groupName, (group, effects) -> {
             long now = System.nanoTime();
             group.touch(now);
@@ -142,8 +134,8 @@ public class RendezvousRegistry implements GroupDirectory {
         });
     }
 
-    HeartbeatResponse reportFailure(String groupName, int reporterRank, String instanceId, long generation,
-                                    int failedRank, String reason) {
+    public HeartbeatResponse reportFailure(String groupName, int reporterRank, String instanceId, long generation,
+                                           int failedRank, String reason) {
         return withGroup(groupName, (group, effects) -> {
             long now = System.nanoTime();
             group.touch(now);
@@ -152,7 +144,7 @@ public class RendezvousRegistry implements GroupDirectory {
         });
     }
 
-    HeartbeatResponse leave(String groupName, int rank, String instanceId) {
+    public HeartbeatResponse leave(String groupName, int rank, String instanceId) {
         return withGroup(groupName, (group, effects) -> {
             long now = System.nanoTime();
             group.touch(now);
@@ -166,15 +158,15 @@ public class RendezvousRegistry implements GroupDirectory {
             case Invalid invalid -> throw invalid.exception();
             case Respond respond -> {
             }
-            default -> executor.apply(group, action, now, effects);
+            default -> transitions.apply(group, action, now, effects);
         }
         String reason = group.failureReason() != null ? group.failureReason()
                 : askedGeneration < group.generation() ? group.lastFailureReason() : null;
-        return new HeartbeatResponse(group.name(), group.generation(), group.state(), reason, executor.epoch());
+        return new HeartbeatResponse(group.name(), group.generation(), group.state(), reason, transitions.epoch());
     }
 
     /** Closes and removes a group: parked joins are answered 410, listeners get {@link GroupRemoved}. */
-    void close(String groupName) {
+    public void close(String groupName) {
         Group group = groups.remove(groupName);
         if (group == null) {
             throw unknownGroup(groupName);
@@ -182,25 +174,25 @@ public class RendezvousRegistry implements GroupDirectory {
         Effects effects = new Effects();
         group.lock().lock();
         try {
-            executor.apply(group, new GroupDecisions.Remove("closed by request"), System.nanoTime(), effects);
+            transitions.apply(group, new GroupDecisions.Remove("closed by request"), System.nanoTime(), effects);
         } finally {
             group.lock().unlock();
-            executor.finish(group, effects);
+            transitions.finish(group, effects);
         }
         log.info("group {} closed", groupName);
     }
 
     // ---- status and directory
 
-    GroupStatus status(String groupName) {
-        return withGroup(groupName, (group, effects) -> group.status(System.nanoTime(), executor.epoch()));
+    public GroupStatus status(String groupName) {
+        return withGroup(groupName, (group, effects) -> group.status(System.nanoTime(), transitions.epoch()));
     }
 
     /** Every group's status, by name (the dashboard's list); a group removed meanwhile is left out. */
     public List<GroupStatus> statuses() {
         long now = System.nanoTime();
         return groups.keySet().stream().sorted()
-                .map(name -> read(name, group -> group.isRemoved() ? null : group.status(now, executor.epoch())))
+                .map(name -> read(name, group -> group.isRemoved() ? null : group.status(now, transitions.epoch())))
                 .flatMap(Optional::stream).toList();
     }
 
@@ -210,7 +202,7 @@ public class RendezvousRegistry implements GroupDirectory {
      * @param generation the generation the caller wants, or null for whichever is complete
      * @throws ProblemException 404 for an unknown group; 409 when no generation (or not that one) is complete
      */
-    EncodedView completeView(String groupName, Long generation) {
+    public EncodedView completeView(String groupName, Long generation) {
         return withGroup(groupName, (group, effects) -> {
             if (group.state() != GenerationState.COMPLETE || group.view() == null) {
                 throw new ProblemException(ProblemCode.CONFLICT, "generation " + group.generation()
@@ -239,7 +231,7 @@ public class RendezvousRegistry implements GroupDirectory {
 
     /** Joins parked on the server, in all groups. */
     public int waitingJoins() {
-        return executor.waitingJoins();
+        return transitions.waitingJoins();
     }
 
     /** Groups held by the server. */
@@ -265,18 +257,18 @@ public class RendezvousRegistry implements GroupDirectory {
                 }
             } finally {
                 group.lock().unlock();
-                executor.finish(group, effects);
+                transitions.finish(group, effects);
             }
         }
     }
 
     private void sweepLocked(Group group, long now, Effects effects) {
         for (Action action : decisions.sweep(group, now)) {
-            executor.apply(group, action, now, effects);
+            transitions.apply(group, action, now, effects);
         }
         decisions.eviction(group, now).ifPresent(eviction -> {
             groups.remove(group.name(), group);
-            executor.apply(group, eviction, now, effects);
+            transitions.apply(group, eviction, now, effects);
             log.info("group {} {}", group.name(), eviction.why());
         });
     }
@@ -301,7 +293,7 @@ public class RendezvousRegistry implements GroupDirectory {
             return action.apply(group, effects);
         } finally {
             group.lock().unlock();
-            executor.finish(group, effects);
+            transitions.finish(group, effects);
         }
     }
 

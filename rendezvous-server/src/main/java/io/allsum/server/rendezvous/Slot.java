@@ -15,12 +15,12 @@ final class Slot {
     /** Joins of this instance parked on the server right now: while any is, the instance is alive. */
     private int parkedJoins;
 
-    Slot(Joiner joiner, long nowNanos) {
-        this.rank = joiner.rank();
-        this.instanceId = joiner.instanceId();
-        this.endpoint = joiner.endpoint();
-        this.host = joiner.host();
-        this.device = joiner.device();
+    Slot(JoinCommand command, long nowNanos) {
+        this.rank = command.rank();
+        this.instanceId = command.instanceId();
+        this.endpoint = command.endpoint();
+        this.host = command.host();
+        this.device = command.device();
         this.lastContactNanos = nowNanos;
     }
 

@@ -3,6 +3,7 @@ package io.allsum.server.security;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.security.BearerToken;
 import io.allsum.server.dashboard.DashboardPaths;
+import io.allsum.server.web.ProblemException;
 import io.allsum.server.web.ProblemWriter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -39,19 +40,29 @@ public class BearerTokenFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        switch (token.check(request.getHeader(HttpHeaders.AUTHORIZATION))) {
-            case ACCEPTED -> chain.doFilter(request, response);
-            case MISSING -> {
-                response.setHeader(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE);
-                problems.write(request, response, ProblemCode.UNAUTHORIZED,
-                        "this server requires the header 'Authorization: Bearer <token>' (ALLSUM_TOKEN)");
-            }
-            case WRONG -> {
-                response.setHeader(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE + ", error=\"invalid_token\"");
-                problems.write(request, response, ProblemCode.UNAUTHORIZED,
-                        "the bearer token in the Authorization header is wrong");
-            }
+        ProblemException refused = refusal(token.check(request.getHeader(HttpHeaders.AUTHORIZATION)));
+        if (refused == null) {
+            chain.doFilter(request, response);
+        } else {
+            problems.write(request, response, refused);
         }
+    }
+
+    /** The 401 (with its challenge) for a request whose token check gave {@code check}; null when accepted. */
+    public static ProblemException refusal(BearerToken.Check check) {
+        return switch (check) {
+            case ACCEPTED -> null;
+            case MISSING -> challenged(CHALLENGE,
+                    "this server requires the header 'Authorization: Bearer <token>' (ALLSUM_TOKEN)");
+            case WRONG -> challenged(CHALLENGE + ", error=\"invalid_token\"",
+                    "the bearer token in the Authorization header is wrong");
+        };
+    }
+
+    private static ProblemException challenged(String challenge, String detail) {
+        ProblemException refused = new ProblemException(ProblemCode.UNAUTHORIZED, detail);
+        refused.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, challenge);
+        return refused;
     }
 
     /** The servlet path is decoded and normalised by the container, so "/x/../actuator/health" tricks fail. */

@@ -20,7 +20,7 @@ import java.io.IOException;
 public class BodySizeLimitFilter extends OncePerRequestFilter {
 
     /** The most of a refused body read and dropped before the answer (as Tomcat's {@code maxSwallowSize}). */
-    static final long SWALLOW_BYTES = 2 * 1024 * 1024;
+    public static final long SWALLOW_BYTES = 2 * 1024 * 1024;
 
     private final long limitBytes;
     private final ProblemWriter problems;

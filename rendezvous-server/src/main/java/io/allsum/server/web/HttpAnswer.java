@@ -11,9 +11,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * A complete answer made before it is written: status, headers and the whole body. The rendezvous writes the same
- * answer through the servlet API or straight to Jetty's core response ({@code JoinHandler}), so both paths send the
- * same bytes.
+ * A complete answer made before it is written: status, headers and the whole body, written through the servlet API
+ * or straight to Jetty's core response (the join endpoint), the same bytes either way.
  *
  * @param headers name, value, name, value ... (Content-Type included, Content-Length added when written)
  */

@@ -31,8 +31,8 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
 
-    /** Request attribute holding the {@link ProblemCode} of the problem answered, for meters that count by code. */
-    public static final String PROBLEM_CODE_ATTRIBUTE = ProblemDetailsAdvice.class.getName() + ".code";
+    /** The title of a problem whose body does not parse, whoever answers it. */
+    public static final String MALFORMED_BODY_TITLE = "Malformed request body";
 
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
@@ -43,7 +43,7 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
             return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
         }
         ProblemDetail problem = ProblemException.problem(ProblemCode.INVALID_REQUEST, describe(ex));
-        problem.setTitle("Malformed request body");
+        problem.setTitle(MALFORMED_BODY_TITLE);
         return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
     }
 
@@ -91,13 +91,8 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
                 problem.setTitle(known != null ? known.getReasonPhrase() : "Error");
             }
             Object wire = problem.getProperties() == null ? null : problem.getProperties().get("code");
-            ProblemCode code = wire instanceof String text ? ProblemCode.fromWire(text).orElse(null) : null;
-            if (code == null && wire == null) {
-                code = ProblemCode.forStatus(status.value());
-                problem.setProperty("code", code.wireCode());
-            }
-            if (code != null) {
-                request.setAttribute(PROBLEM_CODE_ATTRIBUTE, code, WebRequest.SCOPE_REQUEST);
+            if (wire == null) {
+                problem.setProperty("code", ProblemCode.forStatus(status.value()).wireCode());
             }
         }
         return new ResponseEntity<>(body, withType, status);
@@ -109,6 +104,11 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
             return ex.getMessage() != null && ex.getMessage().startsWith("Required request body is missing")
                     ? "a JSON body is required" : "the body is not readable JSON";
         }
+        return describe(jackson);
+    }
+
+    /** Names the offending field and what was wrong with it, from Jackson's path. */
+    public static String describe(JacksonException jackson) {
         String field = fieldPath(jackson);
         Throwable root = jackson;
         while (root.getCause() != null && root.getCause() != root) {

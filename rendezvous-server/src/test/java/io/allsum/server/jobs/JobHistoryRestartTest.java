@@ -1,6 +1,6 @@
 package io.allsum.server.jobs;
 
-import io.allsum.client.AllsumJson;
+import io.allsum.model.ProtocolJson;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
@@ -64,7 +64,7 @@ class JobHistoryRestartTest {
                 "--allsum.rendezvous.heartbeat-timeout=300s"));
         args.addAll(databaseArguments());
         server = new SpringApplicationBuilder(RendezvousServerApplication.class).run(args.toArray(String[]::new));
-        return new JobsHttp(port(), AllsumJson.mapper());
+        return new JobsHttp(port(), ProtocolJson.mapper());
     }
 
     private int port() {

@@ -13,7 +13,7 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** How a generation's parked joins are answered once it completes (GroupExecutor.Effects.answerAll). */
+/** How a generation's parked joins are answered once it completes (GroupTransitions.Effects.answerAll). */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AnsweringThreadsTest {
 
@@ -21,11 +21,11 @@ class AnsweringThreadsTest {
 
     @Test
     void aStalledAnswerHoldsBackOnlyItselfNotTheRestOfItsThreadsShare() throws Exception {
-        List<Waiter> waiters = IntStream.range(0, 3 * GroupExecutor.Effects.ANSWER_CHUNK).mapToObj(i -> new Waiter(null))
+        List<Waiter> waiters = IntStream.range(0, 3 * GroupTransitions.Effects.ANSWER_CHUNK).mapToObj(i -> new Waiter(null))
                 .toList();
         CompletableFuture<JoinAnswer> stalled = waiters.getFirst().answer();
         CountDownLatch release = new CountDownLatch(1);
-        GroupExecutor.Effects effects = new GroupExecutor.Effects();
+        GroupTransitions.Effects effects = new GroupTransitions.Effects();
         effects.answerAll(waiters, future -> {
             if (future == stalled) {
                 awaitQuietly(release); // a write descheduled for as long as this test wants
@@ -44,11 +44,11 @@ class AnsweringThreadsTest {
 
     @Test
     void everyWaiterIsAnsweredExactlyOnceAndNoneOnTheCallingThread() {
-        List<Waiter> waiters = IntStream.range(0, 5 * GroupExecutor.Effects.ANSWER_CHUNK + 3)
+        List<Waiter> waiters = IntStream.range(0, 5 * GroupTransitions.Effects.ANSWER_CHUNK + 3)
                 .mapToObj(i -> new Waiter(null)).toList();
         Thread caller = Thread.currentThread();
         List<Thread> answeredOn = new CopyOnWriteArrayList<>();
-        GroupExecutor.Effects effects = new GroupExecutor.Effects();
+        GroupTransitions.Effects effects = new GroupTransitions.Effects();
         effects.answerAll(waiters, future -> {
             answeredOn.add(Thread.currentThread());
             if (!future.complete(ANSWER)) {

@@ -113,7 +113,7 @@ class GroupDecisionsTest {
     @Test
     void rankZeroReplayingTheIdOfAnEarlierGenerationIsRefusedAsStale() {
         UniqueId id = UniqueId.of(new byte[128]);
-        Joiner rank0 = nccl("n", 0, 1, "w0", id);
+        JoinCommand rank0 = nccl("n", 0, 1, "w0", id);
         Group group = complete("n", rank0);
         group.fail("test");
         group.openGeneration(2, T0, 300 * SECOND);
@@ -215,13 +215,13 @@ class GroupDecisionsTest {
         return group;
     }
 
-    private static void add(Group group, Joiner joiner, long now) {
-        group.addSlot(new Slot(joiner, now), joiner.uniqueId());
+    private static void add(Group group, JoinCommand command, long now) {
+        group.addSlot(new Slot(command, now), command.uniqueId());
     }
 
-    private static Group complete(String name, Joiner... members) {
+    private static Group complete(String name, JoinCommand... members) {
         Group group = joining(name, members[0].worldSize(), members[0].backend());
-        for (Joiner member : members) {
+        for (JoinCommand member : members) {
             add(group, member, T0);
         }
         group.complete(new EncodedView(new GroupView(name, group.generation(), group.worldSize(), group.backend(),
@@ -229,18 +229,18 @@ class GroupDecisionsTest {
         return group;
     }
 
-    private static Joiner ring(String group, int rank, int worldSize, String instance) {
-        return new Joiner(group, rank, worldSize, instance, Backend.RING, null, "127.0.0.1:" + (9000 + rank), null,
+    private static JoinCommand ring(String group, int rank, int worldSize, String instance) {
+        return new JoinCommand(group, rank, worldSize, instance, Backend.RING, null, "127.0.0.1:" + (9000 + rank), null,
                 null, 0);
     }
 
-    private static Joiner returning(Joiner joiner, long lastGeneration) {
-        return new Joiner(joiner.group(), joiner.rank(), joiner.worldSize(), joiner.instanceId(), joiner.backend(),
-                joiner.uniqueId(), joiner.endpoint(), joiner.host(), joiner.device(), lastGeneration);
+    private static JoinCommand returning(JoinCommand command, long lastGeneration) {
+        return new JoinCommand(command.group(), command.rank(), command.worldSize(), command.instanceId(), command.backend(),
+                command.uniqueId(), command.endpoint(), command.host(), command.device(), lastGeneration);
     }
 
-    private static Joiner nccl(String group, int rank, int worldSize, String instance, UniqueId id) {
-        return new Joiner(group, rank, worldSize, instance, Backend.NCCL, id, null, null, null, 0);
+    private static JoinCommand nccl(String group, int rank, int worldSize, String instance, UniqueId id) {
+        return new JoinCommand(group, rank, worldSize, instance, Backend.NCCL, id, null, null, null, 0);
     }
 
     private static byte[] randomBytes() {

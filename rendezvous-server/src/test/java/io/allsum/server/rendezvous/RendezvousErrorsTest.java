@@ -1,6 +1,7 @@
 package io.allsum.server.rendezvous;
 
 import io.allsum.model.rendezvous.JoinRequest;
+import io.allsum.model.rendezvous.JoinRequestValidator;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -109,6 +110,25 @@ class RendezvousErrorsTest extends RendezvousHttpTestBase {
         assertThat(problem(http.join(ring("wait", 0, 2, "w0"), -1), 400).get("detail").asString()).contains("wait");
         HttpResponse<String> response = http.post("/rendezvous?wait=soon", joinBody(ring("wait", 0, 2, "w0")));
         assertThat(problem(response, 400).get("detail").asString()).contains("'wait'");
+    }
+
+    @Test
+    void theLargestLongAsLastGenerationIs400NamingTheFieldAndTheLimitAndTheGroupStaysServed() {
+        http.join(ring("last-gen", 0, 2, "w0"), 0);
+        Map<String, Object> body = joinBody(ring("last-gen", 1, 2, "w1"));
+        body.put("lastGeneration", Long.MAX_VALUE);
+
+        JsonNode problem = problem(http.post("/rendezvous?wait=0", body), 400);
+
+        assertThat(problem.get("violations").get(0).get("field").asString()).isEqualTo("lastGeneration");
+        assertThat(problem.get("detail").asString()).contains(Long.toString(JoinRequestValidator.MAX_LAST_GENERATION));
+        body.put("lastGeneration", JoinRequestValidator.MAX_LAST_GENERATION);
+        HttpResponse<String> complete = http.post("/rendezvous?wait=0", body);
+        assertThat(complete.statusCode()).isEqualTo(200);
+        assertThat(RendezvousHttp.json(complete).get("generation").asLong())
+                .isEqualTo(JoinRequestValidator.MAX_LAST_GENERATION + 1);
+        assertThat(http.get("/rendezvous/last-gen").statusCode()).isEqualTo(200);
+        http.delete("/rendezvous/last-gen");
     }
 
     @Test

@@ -10,20 +10,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The real server on its random port (one shared context, {@link RendezvousServerTest}) and a client for it. */
 @RendezvousServerTest
-abstract class RendezvousHttpTestBase {
+public abstract class RendezvousHttpTestBase {
 
     @LocalServerPort
-    int port;
+    protected int port;
 
-    RendezvousHttp http;
+    protected RendezvousHttp http;
 
     @BeforeEach
-    void client() {
+    protected void client() {
         http = new RendezvousHttp(port);
     }
 
     /** Asserts a problem+json answer of {@code status} with a title and a detail, and returns it. */
-    static JsonNode problem(HttpResponse<String> response, int status) {
+    protected static JsonNode problem(HttpResponse<String> response, int status) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));

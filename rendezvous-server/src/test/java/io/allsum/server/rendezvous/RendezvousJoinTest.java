@@ -75,7 +75,7 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
 
     @Test
     void moreWaitingJoinsThanOneAnswerChunkAllGetTheSameView() {
-        int ranks = 3 * GroupExecutor.Effects.ANSWER_CHUNK + 7; // answered by several threads, one chunk each
+        int ranks = 3 * GroupTransitions.Effects.ANSWER_CHUNK + 7; // answered by several threads, one chunk each
         String id = newUniqueId();
         List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(1, ranks)
                 .mapToObj(rank -> http.joinAsync(nccl("chunks", rank, ranks, "w" + rank, null), 60))
@@ -95,7 +95,7 @@ class RendezvousJoinTest extends RendezvousHttpTestBase {
 
     @Test
     void closingAGroupWithMoreWaitersThanOneAnswerChunkAnswersEveryOne410() {
-        int waiters = 2 * GroupExecutor.Effects.ANSWER_CHUNK + 1;
+        int waiters = 2 * GroupTransitions.Effects.ANSWER_CHUNK + 1;
         List<CompletableFuture<HttpResponse<String>>> waiting = IntStream.range(0, waiters)
                 .mapToObj(rank -> http.joinAsync(ring("closed-chunks", rank, waiters + 1, "w" + rank), 60))
                 .toList();

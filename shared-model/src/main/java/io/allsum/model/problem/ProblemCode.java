@@ -15,6 +15,7 @@ public enum ProblemCode {
     NOT_FOUND(404, "Not Found"),
     METHOD_NOT_ALLOWED(405, "Method Not Allowed"),
     NOT_ACCEPTABLE(406, "Not Acceptable"),
+    REQUEST_TIMEOUT(408, "Request Timeout"),
     BODY_TOO_LARGE(413, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported Media Type"),
     CONFLICT(409, "Conflict"),
@@ -83,6 +84,7 @@ public enum ProblemCode {
             case 404 -> NOT_FOUND;
             case 405 -> METHOD_NOT_ALLOWED;
             case 406 -> NOT_ACCEPTABLE;
+            case 408 -> REQUEST_TIMEOUT;
             case 413 -> BODY_TOO_LARGE;
             case 415 -> UNSUPPORTED_MEDIA_TYPE;
             case 409 -> CONFLICT;

@@ -16,6 +16,11 @@ import java.util.regex.Pattern;
  */
 public final class JoinRequestValidator {
 
+    /**
+     * The largest {@code lastGeneration}: far above any count a group reaches, and far enough below
+     * {@code Long.MAX_VALUE} that the generations numbered above it never overflow.
+     */
+    public static final long MAX_LAST_GENERATION = 1L << 62;
     private static final int MAX_FREE_TEXT_LENGTH = 256;
     private static final Pattern HOST_NAME = Pattern.compile(
             "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
@@ -72,6 +77,9 @@ public final class JoinRequestValidator {
         checkFreeText("device", request.device(), violations);
         if (request.lastGeneration() != null && request.lastGeneration() < 0) {
             violations.add(new Violation("lastGeneration", "must not be negative, got " + request.lastGeneration()));
+        } else if (request.lastGeneration() != null && request.lastGeneration() > MAX_LAST_GENERATION) {
+            violations.add(new Violation("lastGeneration", "must be at most " + MAX_LAST_GENERATION + ", got "
+                    + request.lastGeneration()));
         }
         return new Checked(violations, uniqueId);
     }

@@ -1,5 +1,6 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.JoinCommand;
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.FailureReport;
@@ -10,7 +11,7 @@ import io.allsum.server.web.ProblemException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Validation of the rendezvous requests other than joins ({@link Joiner} validates those), once, at the edge. */
+/** Validation of the rendezvous requests other than joins ({@link JoinCommand} validates those), once, at the edge. */
 final class RendezvousRequests {
 
     private static final int MAX_REASON_LENGTH = 512;

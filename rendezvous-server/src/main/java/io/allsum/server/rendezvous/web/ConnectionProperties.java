@@ -1,4 +1,4 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
 import jakarta.validation.constraints.NotNull;
 import org.springframework.boot.context.properties.ConfigurationProperties;

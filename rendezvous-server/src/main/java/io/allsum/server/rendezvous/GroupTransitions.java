@@ -20,7 +20,6 @@ import io.allsum.server.web.ProblemException;
 import io.allsum.server.web.ServerEpoch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 
@@ -39,9 +38,10 @@ import java.util.function.Consumer;
  * publishes in order. Meters and logs are recorded here, once per transition.
  */
 @Component
-class GroupExecutor {
+class GroupTransitions {
 
-    private final Logger log;
+    private static final Logger log = LoggerFactory.getLogger(GroupTransitions.class);
+
     private final RendezvousMeters meters;
     private final ApplicationEventPublisher events;
     private final RendezvousScheduler scheduler;
@@ -51,16 +51,8 @@ class GroupExecutor {
     /** Numbers completed generations, server-wide: with the epoch, the full view's ETag (unique, no hashing). */
     private final AtomicLong completions = new AtomicLong();
 
-    @Autowired
-    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events,
-                  RendezvousScheduler scheduler, RendezvousProperties properties, ServerEpoch epoch) {
-        this(meters, events, scheduler, properties, epoch, LoggerFactory.getLogger(GroupExecutor.class));
-    }
-
-    /** @param log where transitions are logged ({@link JoinPathWarmup}'s private registry logs nothing) */
-    GroupExecutor(RendezvousMeters meters, ApplicationEventPublisher events, RendezvousScheduler scheduler,
-                  RendezvousProperties properties, ServerEpoch epoch, Logger log) {
-        this.log = log;
+    GroupTransitions(RendezvousMeters meters, ApplicationEventPublisher events, RendezvousScheduler scheduler,
+                  RendezvousProperties properties, ServerEpoch epoch) {
         this.meters = meters;
         this.events = events;
         this.scheduler = scheduler;
@@ -140,11 +132,11 @@ class GroupExecutor {
                 group.renumber(raise.number());
             }
             case DropSlot drop -> dropSlot(group, drop.rank(), drop.why());
-            case AddToParticipants add -> group.addSlot(new Slot(add.joiner(), now), add.joiner().uniqueId());
+            case AddToParticipants add -> group.addSlot(new Slot(add.command(), now), add.command().uniqueId());
             case Withdraw withdraw -> withdraw(group, withdraw.rank(), effects);
             case Remove remove -> remove(group, remove.why(), effects);
             case Touch touch -> group.slot(touch.rank()).contact(now);
-            default -> throw new IllegalArgumentException(action + " is not applied by the executor");
+            default -> throw new IllegalArgumentException(action + " is not a transition");
         }
     }
 
@@ -222,7 +214,7 @@ class GroupExecutor {
                 + failure.what();
         group.fail(reason);
         List<Waiter> waiting = takeWaiters(group, null);
-        long next = group.generation() + 1;
+        long next = Math.addExact(group.generation(), 1);
         // One exception for all waiters (JoinResponses only reads it), as in withdraw and remove: not thousands of
         // stack traces at once.
         ProblemException failed = new ProblemException(ProblemCode.GENERATION_FAILED,

@@ -1,15 +1,12 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.RendezvousRegistry;
 import io.allsum.model.Protocol;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
-import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
-import io.allsum.model.rendezvous.JoinRequestValidator;
-import io.allsum.server.web.LongPollWait;
-import io.allsum.server.web.ProblemException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.MediaType;
@@ -23,81 +20,17 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.io.IOException;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
-/** Protocol v1 rendezvous endpoints (docs/protocol.md). */
+/** Protocol v1 rendezvous endpoints but the join, which {@link JoinHandler} serves (docs/protocol.md). */
 @RestController
 public class RendezvousController {
 
     private final RendezvousRegistry registry;
-    private final RendezvousProperties properties;
     private final ViewResponses views;
-    private final JoinRequestValidator validator;
-    private final JoinResponses answers;
 
-    RendezvousController(RendezvousRegistry registry, RendezvousProperties properties, ViewResponses views,
-                         JoinResponses answers) {
+    RendezvousController(RendezvousRegistry registry, ViewResponses views) {
         this.registry = registry;
-        this.properties = properties;
         this.views = views;
-        this.answers = answers;
-        this.validator = new JoinRequestValidator(properties.maxWorldSize());
-    }
-
-    /**
-     * Joins a rank. A join the registry answers at once is written at once; a join that must wait is parked as a
-     * servlet async request, holding no thread while it waits, and its answer is written when the generation
-     * completes, fails or its wait runs out ({@link JoinResponses}). Joins are counted by outcome in one place,
-     * {@link JoinMeterFilter}.
-     */
-    @PostMapping(path = Protocol.RENDEZVOUS_PATH, consumes = MediaType.APPLICATION_JSON_VALUE,
-            produces = MediaType.APPLICATION_JSON_VALUE)
-    public void join(
-            @RequestBody JoinRequest request,
-            @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer waitSeconds,
-            @RequestParam(name = Protocol.VIEW_PARAM, required = false) String view,
-            HttpServletRequest http, HttpServletResponse response) throws IOException {
-        Duration wait = LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait());
-        boolean rankView = rankView(view);
-        Joiner joiner = Joiner.from(request, validator);
-        CompletableFuture<JoinAnswer> answer = registry.join(joiner, wait);
-        if (answer.isDone()) {
-            answers.write(now(answer, joiner), joiner.rank(), rankView, http, response);
-        } else {
-            answers.park(answer, JoinResponses.answerLimit(wait), joiner, rankView, http, response);
-        }
-    }
-
-    /** {@code view=rank}: the constant-size answer; absent or {@code full}: the whole view (older clients). */
-    private static boolean rankView(String view) {
-        if (view == null || view.equals(Protocol.VIEW_FULL)) {
-            return false;
-        }
-        if (view.equals(Protocol.VIEW_RANK)) {
-            return true;
-        }
-        throw ProblemException.invalid(Protocol.VIEW_PARAM, "must be '" + Protocol.VIEW_FULL + "' or '"
-                + Protocol.VIEW_RANK + "', got '" + oneLine(view) + "'");
-    }
-
-    private static String oneLine(String text) {
-        String line = text.replaceAll("\\p{Cntrl}", "?");
-        return line.length() > 32 ? line.substring(0, 32) + "..." : line;
-    }
-
-    /** The answer of a completed future; its failure (a ProblemException) goes to the exception advice. */
-    private static JoinAnswer now(CompletableFuture<JoinAnswer> answer, Joiner request) {
-        try {
-            return answer.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw new IllegalStateException("join of rank " + request.rank() + " to group '" + request.group()
-                    + "' failed", e.getCause());
-        }
     }
 
     @GetMapping(path = Protocol.GROUP_PATH, produces = MediaType.APPLICATION_JSON_VALUE)

@@ -1,5 +1,6 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.RendezvousServerTest;
 import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;

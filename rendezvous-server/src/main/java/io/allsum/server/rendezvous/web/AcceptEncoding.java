@@ -1,4 +1,4 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
 import java.util.Enumeration;
 import java.util.Locale;

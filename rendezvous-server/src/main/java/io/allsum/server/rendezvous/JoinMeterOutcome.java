@@ -5,7 +5,7 @@ import io.allsum.model.problem.ProblemCode;
 import java.util.Locale;
 
 /** How a join was answered: the bounded values of the {@code outcome} tag of {@code allsum.rendezvous.joins}. */
-public enum JoinOutcome {
+public enum JoinMeterOutcome {
     /** 200: the generation is complete. */
     COMPLETE,
     /** 202: the wait ran out first. */
@@ -28,7 +28,7 @@ public enum JoinOutcome {
     }
 
     /** The outcome of a join answered with this HTTP status and problem code (null for success answers). */
-    static JoinOutcome of(int status, ProblemCode code) {
+    public static JoinMeterOutcome of(int status, ProblemCode code) {
         if (status == 200) {
             return COMPLETE;
         }

@@ -1,4 +1,4 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
 import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.io.ByteBufferPool;

@@ -1,4 +1,4 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,5 +1,7 @@
-package io.allsum.server.rendezvous;
+package io.allsum.server.rendezvous.web;
 
+import io.allsum.server.rendezvous.EncodedView;
+import io.allsum.server.rendezvous.ViewEncoder;
 import io.allsum.server.web.HttpAnswer;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
