@@ -1,0 +1,38 @@
+package io.allsum.model.validate;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import io.allsum.model.Backend;
+
+import java.util.Locale;
+
+/**
+ * A rank, link or host that validation found out of line with its group, with the evidence. A link suspect names
+ * one end in {@code rank}/{@code host}/{@code device} and the other in {@code peerRank} (-1 otherwise).
+ */
+public record Suspect(int rank, String host, String device, Kind kind, int peerRank, String reason) {
+
+    public enum Kind {
+        /** One rank is slow on its own, with every peer, or arrives late. */
+        RANK,
+        /** One pair of ranks is slow while both ends are fine with others. */
+        LINK,
+        /** Every rank of one host is slow with peers on other hosts: its network link. */
+        HOST;
+
+        @JsonValue
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        @JsonCreator
+        public static Kind fromWire(String value) {
+            return Backend.Wire.parse(Kind.class, value);
+        }
+
+        @Override
+        public String toString() {
+            return wireName();
+        }
+    }
+}

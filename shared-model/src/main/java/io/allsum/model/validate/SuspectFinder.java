@@ -1,0 +1,174 @@
+package io.allsum.model.validate;
+
+import io.allsum.model.validate.PairSchedule.Pair;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.IntPredicate;
+
+/**
+ * Turns validation's figures into suspects, each figure judged against its own group's median (solo figures
+ * against solo figures, pair bandwidths against pair bandwidths), so one bad member cannot hide by moving the bar.
+ * Blame goes to the smallest thing that explains the slow pairs: a host when all its ranks are slow with other
+ * hosts, else a rank when most of its pairs are slow, else the link itself.
+ */
+public final class SuspectFinder {
+
+    private final Thresholds thresholds;
+
+    public SuspectFinder(Thresholds thresholds) {
+        this.thresholds = thresholds;
+    }
+
+    /**
+     * @param places      every rank, by rank number
+     * @param solo        each rank's figure alone (higher is better, e.g. GB/s); empty to skip
+     * @param pairs       each measured pair's bandwidth (higher is better); empty to skip
+     * @param lastArrival per rank, in how many of the all-together sizes it arrived last
+     * @param sizes       how many sizes the all-together phase measured (0 to skip the arrival check)
+     */
+    public List<Suspect> find(List<RankPlace> places, Map<Integer, Double> solo, Map<Pair, Double> pairs,
+                              Map<Integer, Integer> lastArrival, int sizes) {
+        Map<String, Suspect> found = new LinkedHashMap<>();
+        soloSuspects(places, solo, found);
+        pairSuspects(places, pairs, found);
+        lateSuspects(places, lastArrival, sizes, found);
+        return List.copyOf(found.values());
+    }
+
+    private void soloSuspects(List<RankPlace> places, Map<Integer, Double> solo, Map<String, Suspect> found) {
+        if (solo.size() < 3) {
+            return; // with two figures there is no majority to judge by
+        }
+        RobustStats stats = RobustStats.of(solo.values());
+        new TreeMap<>(solo).forEach((rank, value) -> {
+            if (thresholds.outlier(stats, value)) {
+                add(found, suspect(places.get(rank), Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                        "alone: %s against the group's median %s (%.0f%% lower)", figure(value),
+                        figure(stats.median()), 100 * stats.shortfall(value))));
+            }
+        });
+    }
+
+    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+        if (pairs.size() < 3) {
+            return;
+        }
+        RobustStats stats = RobustStats.of(pairs.values());
+        Set<Pair> slow = new LinkedHashSet<>();
+        pairs.keySet().stream().sorted(PAIR_ORDER).filter(pair -> thresholds.outlier(stats, pairs.get(pair)))
+                .forEach(slow::add);
+        if (slow.isEmpty()) {
+            return;
+        }
+        Set<Integer> blamedRanks = new LinkedHashSet<>();
+        for (Map.Entry<String, List<RankPlace>> host : byHost(places).entrySet()) {
+            List<RankPlace> members = host.getValue();
+            if (members.size() == places.size()) {
+                break; // one host: no host link to blame
+            }
+            boolean allSlowAcross = members.stream().allMatch(m -> share(m.rank(), pairs.keySet(), slow,
+                    peer -> !places.get(peer).host().equals(host.getKey())) >= thresholds.pairShare());
+            if (allSlowAcross) {
+                RankPlace first = members.getFirst();
+                add(found, suspect(first, Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
+                        "every rank on %s is slow with other hosts: median %s against the group's pair median %s",
+                        host.getKey(), figure(medianAcross(members, pairs, places)), figure(stats.median()))));
+                members.forEach(m -> blamedRanks.add(m.rank()));
+            }
+        }
+        for (RankPlace place : places) {
+            int rank = place.rank();
+            if (!blamedRanks.contains(rank)
+                    && share(rank, pairs.keySet(), slow, peer -> true) >= thresholds.pairShare()
+                    && slowCount(rank, slow) >= 2) {
+                add(found, suspect(place, Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                        "slow with %d of %d peers: median %s against the group's pair median %s",
+                        slowCount(rank, slow), pairCount(rank, pairs.keySet()), figure(medianOf(rank, pairs)),
+                        figure(stats.median()))));
+                blamedRanks.add(rank);
+            }
+        }
+        for (Pair pair : slow) {
+            if (!blamedRanks.contains(pair.low()) && !blamedRanks.contains(pair.high())) {
+                double value = pairs.get(pair);
+                add(found, suspect(places.get(pair.low()), Suspect.Kind.LINK, pair.high(), String.format(Locale.ROOT,
+                        "pair %d-%d: %s against the group's pair median %s (%.0f%% lower)", pair.low(), pair.high(),
+                        figure(value), figure(stats.median()), 100 * stats.shortfall(value))));
+            }
+        }
+    }
+
+    private void lateSuspects(List<RankPlace> places, Map<Integer, Integer> lastArrival, int sizes,
+                              Map<String, Suspect> found) {
+        if (sizes == 0 || places.size() < 3) {
+            return;
+        }
+        new TreeMap<>(lastArrival).forEach((rank, count) -> {
+            if (count >= thresholds.lateShare() * sizes && count >= 2) {
+                add(found, suspect(places.get(rank), Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                        "arrived last at the all-reduce in %d of %d sizes", count, sizes)));
+            }
+        });
+    }
+
+    private static final Comparator<Pair> PAIR_ORDER = Comparator.comparingInt(Pair::low).thenComparingInt(Pair::high);
+
+    /** A later finding about the same member adds its evidence to the first. */
+    private static void add(Map<String, Suspect> found, Suspect suspect) {
+        String key = suspect.kind() + "/" + suspect.rank() + "/" + suspect.peerRank();
+        Suspect before = found.get(key);
+        found.put(key, before == null ? suspect : new Suspect(before.rank(), before.host(), before.device(),
+                before.kind(), before.peerRank(), before.reason() + "; " + suspect.reason()));
+    }
+
+    private static Suspect suspect(RankPlace place, Suspect.Kind kind, int peer, String reason) {
+        return new Suspect(place.rank(), place.host(), place.device(), kind, peer, reason);
+    }
+
+    private static Map<String, List<RankPlace>> byHost(List<RankPlace> places) {
+        Map<String, List<RankPlace>> hosts = new LinkedHashMap<>();
+        places.forEach(p -> hosts.computeIfAbsent(p.host(), h -> new ArrayList<>()).add(p));
+        return hosts;
+    }
+
+    private static double share(int rank, Collection<Pair> measured, Set<Pair> slow,
+                                IntPredicate peerFilter) {
+        long all = measured.stream().filter(p -> p.has(rank) && peerFilter.test(p.peerOf(rank))).count();
+        long bad = slow.stream().filter(p -> p.has(rank) && peerFilter.test(p.peerOf(rank))).count();
+        return all == 0 ? 0 : (double) bad / all;
+    }
+
+    private static long slowCount(int rank, Set<Pair> slow) {
+        return slow.stream().filter(p -> p.has(rank)).count();
+    }
+
+    private static long pairCount(int rank, Collection<Pair> measured) {
+        return measured.stream().filter(p -> p.has(rank)).count();
+    }
+
+    private static double medianOf(int rank, Map<Pair, Double> pairs) {
+        return RobustStats.of(pairs.entrySet().stream().filter(e -> e.getKey().has(rank))
+                .map(Map.Entry::getValue).toList()).median();
+    }
+
+    private static double medianAcross(List<RankPlace> members, Map<Pair, Double> pairs, List<RankPlace> places) {
+        String host = members.getFirst().host();
+        return RobustStats.of(pairs.entrySet().stream()
+                .filter(e -> places.get(e.getKey().low()).host().equals(host)
+                        != places.get(e.getKey().high()).host().equals(host))
+                .map(Map.Entry::getValue).toList()).median();
+    }
+
+    private static String figure(double value) {
+        return String.format(Locale.ROOT, "%.3g", value);
+    }
+}

@@ -1,0 +1,105 @@
+package io.allsum.model.validate;
+
+import io.allsum.model.validate.PairSchedule.Pair;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SuspectFinderTest {
+
+    private static final SuspectFinder FINDER = new SuspectFinder(Thresholds.DEFAULTS);
+
+    /** 4 hosts x 2 ranks, as the network-namespace harness lays them out. */
+    private static final List<RankPlace> PLACES = IntStream.range(0, 8)
+            .mapToObj(r -> new RankPlace(r, "10.0.0." + (r / 2 + 1), "cpu")).toList();
+
+    private static Map<Pair, Double> pairs(Random noise, java.util.function.BiFunction<Integer, Integer, Double> bw) {
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (List<Pair> round : PairSchedule.roundRobin(8).rounds()) {
+            for (Pair p : round) {
+                pairs.put(p, bw.apply(p.low(), p.high()) * (1 + 0.05 * noise.nextGaussian()));
+            }
+        }
+        return pairs;
+    }
+
+    private static Map<Integer, Double> solo(Random noise, int slowRank) {
+        Map<Integer, Double> solo = new HashMap<>();
+        for (int r = 0; r < 8; r++) {
+            solo.put(r, (r == slowRank ? 0.4 : 1.0) * 3.0 * (1 + 0.05 * noise.nextGaussian()));
+        }
+        return solo;
+    }
+
+    @Test
+    void aHealthyGroupHasNoSuspects() {
+        Random noise = new Random(7);
+        for (int run = 0; run < 200; run++) {
+            assertThat(FINDER.find(PLACES, solo(noise, -1), pairs(noise, (a, b) -> 1.0), Map.of(), 0))
+                    .as("run %d", run).isEmpty();
+        }
+    }
+
+    @Test
+    void aThrottledHostIsNamedAsTheHost() {
+        Random noise = new Random(11);
+        // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks
+        var pairs = pairs(noise, (a, b) -> (a / 2 == 2) != (b / 2 == 2) ? 0.2 : 1.0);
+        List<Suspect> suspects = FINDER.find(PLACES, solo(noise, -1), pairs, Map.of(), 0);
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.3");
+            assertThat(s.reason()).contains("every rank on 10.0.0.3");
+        });
+    }
+
+    @Test
+    void aSlowRankIsNamedFromItsSoloFigureAndPairs() {
+        Random noise = new Random(13);
+        var pairs = pairs(noise, (a, b) -> a == 6 || b == 6 ? 0.5 : 1.0);
+        List<Suspect> suspects = FINDER.find(PLACES, solo(noise, 6), pairs, Map.of(), 0);
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
+            assertThat(s.rank()).isEqualTo(6);
+            assertThat(s.reason()).contains("alone:").contains("slow with 7 of 7 peers");
+        });
+    }
+
+    @Test
+    void oneSlowPairIsALink() {
+        Random noise = new Random(17);
+        var pairs = pairs(noise, (a, b) -> a == 1 && b == 6 ? 0.3 : 1.0);
+        assertThat(FINDER.find(PLACES, solo(noise, -1), pairs, Map.of(), 0)).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.LINK);
+            assertThat(s.rank()).isEqualTo(1);
+            assertThat(s.peerRank()).isEqualTo(6);
+        });
+    }
+
+    @Test
+    void aRankThatArrivesLastAtMostSizesIsLate() {
+        Random noise = new Random(19);
+        List<Suspect> suspects = FINDER.find(PLACES, solo(noise, -1), pairs(noise, (a, b) -> 1.0),
+                Map.of(3, 9, 0, 1), 12);
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.rank()).isEqualTo(3);
+            assertThat(s.reason()).contains("arrived last").contains("9 of 12");
+        });
+    }
+
+    @Test
+    void aUniformGroupWithTinyDifferencesIsHealthy() {
+        // MAD of 0: only a real shortfall may flag
+        Map<Integer, Double> solo = new HashMap<>();
+        for (int r = 0; r < 8; r++) {
+            solo.put(r, r == 2 ? 2.9 : 3.0);
+        }
+        assertThat(FINDER.find(PLACES, solo, Map.of(), Map.of(), 0)).isEmpty();
+    }
+}
