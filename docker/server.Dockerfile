@@ -8,6 +8,8 @@ ARG BASE_IMAGE=debian:bookworm-slim
 
 # Stage 1: only the runtime, the scripts and the jars on the server's class path.
 FROM ${BASE_IMAGE} AS dist
+# Marks this stage's untagged image for docker/build-images.sh's prune.
+LABEL io.allsum.build-images=""
 COPY . /dist
 RUN set -eu; mkdir -p /opt/allsum/lib; \
     cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \
