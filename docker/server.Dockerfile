@@ -39,5 +39,5 @@ USER allsum
 WORKDIR /var/lib/allsum
 VOLUME /var/lib/allsum
 EXPOSE 8080
-HEALTHCHECK --interval=5s --timeout=4s --start-period=60s --retries=3 CMD ["allsum-health"]
+HEALTHCHECK --interval=5s --timeout=4s --start-period=120s --retries=3 CMD ["allsum-health"]
 ENTRYPOINT ["allsum-server"]
