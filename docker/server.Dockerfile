@@ -8,6 +8,8 @@ ARG BASE_IMAGE=debian:bookworm-slim
 
 # Stage 1: only the runtime, the scripts and the jars on the server's class path.
 FROM ${BASE_IMAGE} AS dist
+# Marks this stage's untagged image for docker/build-images.sh's prune.
+LABEL io.allsum.build-images=""
 COPY . /dist
 RUN set -eu; mkdir -p /opt/allsum/lib; \
     cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \
@@ -37,5 +39,5 @@ USER allsum
 WORKDIR /var/lib/allsum
 VOLUME /var/lib/allsum
 EXPOSE 8080
-HEALTHCHECK --interval=5s --timeout=4s --start-period=60s --retries=3 CMD ["allsum-health"]
+HEALTHCHECK --interval=5s --timeout=4s --start-period=120s --retries=3 CMD ["allsum-health"]
 ENTRYPOINT ["allsum-server"]

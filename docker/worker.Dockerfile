@@ -8,6 +8,8 @@
 ARG BASE_IMAGE=nvidia/cuda:13.0.1-runtime-ubuntu24.04
 
 FROM ${BASE_IMAGE} AS dist
+# Marks this stage's untagged image for docker/build-images.sh's prune.
+LABEL io.allsum.build-images=""
 COPY . /dist
 RUN set -eu; mkdir -p /opt/allsum/lib; \
     cp -a /dist/runtime /dist/bin /dist/conf /opt/allsum/; \

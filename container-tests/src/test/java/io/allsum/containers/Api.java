@@ -1,5 +1,7 @@
 package io.allsum.containers;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,6 +36,21 @@ final class Api {
 
     JsonNode job(String group, String jobId) throws IOException, InterruptedException {
         return send(request("/rendezvous/" + group + "/jobs/" + jobId).GET(), 200);
+    }
+
+    /** The job once it has ended (any state but queued and running), polled until the deadline. */
+    JsonNode awaitEnded(String group, String jobId, Duration deadline) {
+        return await().atMost(deadline).pollInterval(Duration.ofMillis(250))
+                .until(() -> job(group, jobId), job -> switch (job.get("state").asString()) {
+                    case "queued", "running" -> false;
+                    default -> true;
+                });
+    }
+
+    /** True once the group has formed a generation after {@code generation} and it is complete. */
+    boolean formedAfter(String group, long generation) throws IOException, InterruptedException {
+        JsonNode view = group(group);
+        return view.get("generation").asLong() > generation && view.get("state").asString().equals("complete");
     }
 
     int status(String path, boolean withToken) throws IOException, InterruptedException {

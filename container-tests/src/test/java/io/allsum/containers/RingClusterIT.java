@@ -140,10 +140,8 @@ class RingClusterIT {
         assertThat(failed.get("failureReason").asString()).as(failed.toString()).contains("rank 2");
 
         docker.startContainerCmd(victim).exec();
-        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode view = api.group(GROUP);
-            return view.get("generation").asLong() > generation && view.get("state").asString().equals("complete");
-        });
+        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250))
+                .until(() -> api.formedAfter(GROUP, generation));
         double reformSeconds = (System.nanoTime() - killedAt) / 1e9;
         System.out.printf("container kill -> job failed: %.1f s; kill -> next generation complete (restart "
                 + "included): %.1f s%n", detectSeconds, reformSeconds);
@@ -155,11 +153,7 @@ class RingClusterIT {
     }
 
     private static JsonNode awaitEnded(String jobId, Duration deadline) {
-        return await().atMost(deadline).pollInterval(Duration.ofMillis(250))
-                .until(() -> api.job(GROUP, jobId), job -> switch (job.get("state").asString()) {
-                    case "queued", "running" -> false;
-                    default -> true;
-                });
+        return api.awaitEnded(GROUP, jobId, deadline);
     }
 
     private static void saveLogs(GenericContainer<?> container, Path file) throws IOException {
