@@ -1,6 +1,7 @@
 package io.allsum.worker.comm;
 
 import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 
@@ -22,6 +23,14 @@ public interface Communicator extends AutoCloseable {
 
     /** A buffer of {@code bytes} bytes in this backend's memory (device memory for NCCL, off-heap for ring). */
     CommBuffer allocate(long bytes);
+
+    /** Bytes {@link #allocate} can hand out now on this rank: host memory for ring, free device memory for NCCL. */
+    long allocatableBytes();
+
+    /** Bytes the backend allocates by itself, beyond the caller's buffers, for calls of {@code op} of {@code shape}. */
+    default long workspaceBytes(CollectiveOp op, CollectiveOp.Shape shape) {
+        return 0;
+    }
 
     /** recv[i] = op over ranks of send[i], for i < count. send == recv is in-place. */
     void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op);

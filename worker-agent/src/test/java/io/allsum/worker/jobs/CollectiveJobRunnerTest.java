@@ -198,8 +198,9 @@ class CollectiveJobRunnerTest {
         Ranks.onEveryRank(outOfPlace, UnaryOperator.identity(),
                 comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));
 
-        // Per rank: the send share (512 B) and the gathered output (1024 B), once for the whole sweep.
-        assertThat(outOfPlace.allocations).containsExactlyInAnyOrder(512L, 1024L, 512L, 1024L);
+        // Per rank: the flag the ranks agree on whether the job fits (4 B), then the send share (512 B) and the
+        // gathered output (1024 B), once for the whole sweep.
+        assertThat(outOfPlace.allocations).containsExactlyInAnyOrder(4L, 512L, 1024L, 4L, 512L, 1024L);
         assertThat(outOfPlace.openBuffers).hasValue(0);
 
         InMemoryCommunicator.World inPlace = new InMemoryCommunicator.World(2, false);
@@ -208,7 +209,7 @@ class CollectiveJobRunnerTest {
         Ranks.onEveryRank(inPlace, UnaryOperator.identity(),
                 comm -> new CollectiveJobRunner().run(comm, inPlaceSpec, ProgressListener.NONE));
 
-        assertThat(inPlace.allocations).containsExactly(1024L, 1024L);
+        assertThat(inPlace.allocations).containsExactlyInAnyOrder(4L, 1024L, 4L, 1024L);
         assertThat(inPlace.openBuffers).hasValue(0);
     }
 
@@ -292,7 +293,7 @@ class CollectiveJobRunnerTest {
 
         assertThatThrownBy(() -> new CollectiveJobRunner().run(world.communicator(0), spec, ProgressListener.NONE))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("root 1");
+                .hasMessageContaining("root: 1 is not a rank");
         assertThat(world.allocations).isEmpty();
     }
 }

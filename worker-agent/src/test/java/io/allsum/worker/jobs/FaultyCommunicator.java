@@ -45,6 +45,11 @@ class FaultyCommunicator implements Communicator {
     }
 
     @Override
+    public long allocatableBytes() {
+        return delegate.allocatableBytes();
+    }
+
+    @Override
     public void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op) {
         delegate.allReduce(send, recv, count, type, op);
         corrupt(recv, 0, count, type);

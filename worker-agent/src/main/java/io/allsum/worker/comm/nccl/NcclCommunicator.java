@@ -19,6 +19,7 @@ import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.javacpp.SizeTPointer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -35,6 +36,7 @@ import static org.bytedeco.cuda.global.cudart.cudaEventDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaEventElapsedTime;
 import static org.bytedeco.cuda.global.cudart.cudaEventQuery;
 import static org.bytedeco.cuda.global.cudart.cudaEventRecord;
+import static org.bytedeco.cuda.global.cudart.cudaMemGetInfo;
 import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
@@ -253,6 +255,17 @@ public final class NcclCommunicator implements Communicator {
             throw new CommException("allocate", rank, "negative size " + bytes);
         }
         return gpu.call("allocate", rank, operationTimeout, () -> allocateOnGpu(bytes));
+    }
+
+    @Override
+    public long allocatableBytes() {
+        ensureUsable("allocate");
+        return gpu.call("allocate", rank, operationTimeout, () -> {
+            try (SizeTPointer free = new SizeTPointer(1); SizeTPointer total = new SizeTPointer(1)) {
+                Nccl.checkCuda(cudaMemGetInfo(free, total), "allocate", rank, "cudaMemGetInfo");
+                return free.get();
+            }
+        });
     }
 
     private NcclBuffer allocateOnGpu(long bytes) {
