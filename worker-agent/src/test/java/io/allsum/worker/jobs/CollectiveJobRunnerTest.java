@@ -296,4 +296,35 @@ class CollectiveJobRunnerTest {
                 .hasMessageContaining("root: 1 is not a rank");
         assertThat(world.allocations).isEmpty();
     }
+
+    @Test
+    void aJobOneRankCannotHoldFailsOnEveryRankBeforeItsBuffersAreAllocated() {
+        InMemoryCommunicator.World world = new InMemoryCommunicator.World(2, false);
+        world.allocatable.put(1, 1000L);
+        JobSpec spec = JobSpec.allSum(4096);
+
+        List<Throwable> failures = Ranks.onEveryRank(world, UnaryOperator.identity(), comm -> {
+            try {
+                new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE);
+                return null;
+            } catch (JobDoesNotFitException e) {
+                return e;
+            }
+        });
+
+        assertThat(failures.get(1)).hasMessageContaining("needs").hasMessageContaining("on rank 1")
+                .hasMessageContaining("free ring memory");
+        assertThat(failures.get(0)).hasMessageContaining("rank 1 cannot hold");
+        assertThat(world.allocations).containsOnly(4L);
+        assertThat(world.openBuffers).hasValue(0);
+    }
+
+    @Test
+    void theConfiguredLimitIsNamedWhenItIsWhatTheJobExceeds() {
+        Communicator comm = new InMemoryCommunicator.World(1, false).communicator(0);
+
+        assertThatThrownBy(() -> new CollectiveJobRunner(null, 1024).run(comm, JobSpec.allSum(4096), () -> false))
+                .isInstanceOf(JobDoesNotFitException.class)
+                .hasMessageContaining("allsum.worker.job-memory-limit");
+    }
 }
