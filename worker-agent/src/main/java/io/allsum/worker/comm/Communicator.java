@@ -32,6 +32,21 @@ public interface Communicator extends AutoCloseable {
         return 0;
     }
 
+    /** The largest {@code value} over ranks (every rank calls it): for the ranks to agree before a job's buffers. */
+    default int maxOverRanks(int value) {
+        if (size() == 1) {
+            return value;
+        }
+        java.nio.ByteBuffer host = java.nio.ByteBuffer.allocateDirect(Integer.BYTES)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, value);
+        try (CommBuffer buffer = allocate(Integer.BYTES)) {
+            buffer.copyFromHost(host, 0);
+            allReduce(buffer, buffer, 1, DataType.INT32, ReduceOp.MAX);
+            buffer.copyToHost(host, 0);
+        }
+        return host.getInt(0);
+    }
+
     /** recv[i] = op over ranks of send[i], for i < count. send == recv is in-place. */
     void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op);
 

@@ -127,7 +127,7 @@ public final class CollectiveJobRunner implements JobRunner {
                 + ") needs " + need + " bytes on rank " + comm.rank() + ", more than the " + limit + " it can hold ("
                 + (limit == memoryLimitBytes ? "allsum.worker.job-memory-limit"
                 : "free " + comm.backend() + " memory") + ")";
-        int highestShort = highestRankThatCannot(comm, mine != null);
+        int highestShort = comm.maxOverRanks(mine != null ? comm.rank() : -1);
         if (mine != null) {
             throw new JobDoesNotFitException(mine);
         }
@@ -135,21 +135,6 @@ public final class CollectiveJobRunner implements JobRunner {
             throw new JobDoesNotFitException("rank " + highestShort + " cannot hold the job's largest size ("
                     + largest.bytes() + " B of " + job.op() + ")");
         }
-    }
-
-    /** The highest rank for which {@code cannot} is true, or -1: an all-reduce (max) of one int32. */
-    private static int highestRankThatCannot(Communicator comm, boolean cannot) {
-        if (comm.size() == 1) {
-            return cannot ? comm.rank() : -1;
-        }
-        ByteBuffer flag = ByteBuffer.allocateDirect(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        flag.putInt(0, cannot ? comm.rank() + 1 : 0);
-        try (CommBuffer buffer = comm.allocate(Integer.BYTES)) {
-            buffer.copyFromHost(flag, 0);
-            comm.allReduce(buffer, buffer, 1, DataType.INT32, ReduceOp.MAX);
-            buffer.copyToHost(flag, 0);
-        }
-        return flag.getInt(0) - 1;
     }
 
     /** A buffer, or {@link JobDoesNotFitException} when the memory went meanwhile (another process took it). */

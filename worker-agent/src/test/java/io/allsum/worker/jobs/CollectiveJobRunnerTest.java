@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CollectiveJobRunnerTest {
 
     /** 1, 3, 9, 27, 81 bytes requested: after rounding, empty sizes and counts not divisible by the world size. */
+    /** {@code root} applies to rooted ops only: the others take the default, as the server's rules require. */
     private static JobSpec sweep(CollectiveOp op, DataType type, ReduceOp redop, int root, boolean inPlace) {
-        return new JobSpec(op, type, redop, root, 1L, 200L, 3, 2, 1, inPlace, true, null);
+        return new JobSpec(op, type, redop, op.rooted() ? root : 0, 1L, 200L, 3, 2, 1, inPlace, true, null);
     }
 
     private static List<ReduceOp> redopsOf(CollectiveOp op) {

@@ -44,6 +44,12 @@ class FaultyCommunicator implements Communicator {
         return delegate.allocate(bytes);
     }
 
+    /** Control, not job data: never corrupted. */
+    @Override
+    public int maxOverRanks(int value) {
+        return delegate.maxOverRanks(value);
+    }
+
     @Override
     public long allocatableBytes() {
         return delegate.allocatableBytes();
