@@ -21,7 +21,10 @@ public interface Communicator extends AutoCloseable {
 
     Backend backend();
 
-    /** A buffer of {@code bytes} bytes in this backend's memory (device memory for NCCL, off-heap for ring). */
+    /**
+     * A buffer of {@code bytes} bytes in this backend's memory (device memory for NCCL, off-heap for ring);
+     * {@link OutOfMemoryError} when that memory is not there, which leaves the communicator usable.
+     */
     CommBuffer allocate(long bytes);
 
     /** Bytes {@link #allocate} can hand out now on this rank: host memory for ring, free device memory for NCCL. */

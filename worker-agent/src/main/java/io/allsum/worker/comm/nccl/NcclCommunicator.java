@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 
+import static org.bytedeco.cuda.global.cudart.cudaErrorMemoryAllocation;
 import static org.bytedeco.cuda.global.cudart.cudaErrorNotReady;
 import static org.bytedeco.cuda.global.cudart.cudaEventCreate;
 import static org.bytedeco.cuda.global.cudart.cudaEventDestroy;
@@ -271,7 +272,13 @@ public final class NcclCommunicator implements Communicator {
     private NcclBuffer allocateOnGpu(long bytes) {
         Pointer memory = new Pointer();
         if (bytes > 0) {
-            Nccl.checkCuda(cudaMalloc(memory, bytes), "allocate", rank, "cudaMalloc of " + bytes + " bytes");
+            int rc = cudaMalloc(memory, bytes);
+            if (rc == cudaErrorMemoryAllocation) {
+                // As the ring's off-heap allocation does: the device is full, the communicator is fine.
+                throw new OutOfMemoryError("cudaMalloc of " + bytes + " bytes on device " + device
+                        + ": out of device memory");
+            }
+            Nccl.checkCuda(rc, "allocate", rank, "cudaMalloc of " + bytes + " bytes");
         }
         NcclBuffer buffer = new NcclBuffer(memory, bytes, device, gpu, operationTimeout, rank, liveBuffers::remove);
         liveBuffers.add(buffer);
