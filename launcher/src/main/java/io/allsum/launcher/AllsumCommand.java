@@ -177,10 +177,6 @@ public final class AllsumCommand implements Callable<Integer> {
     private GroupStatus groupSeen;
     private Job jobSeen;
     private LocalPlan planned;
-    /** The table as it is printed: header once, rows as they come, footer at the end. */
-    private RankLogRows logRows;
-    private boolean headerPrinted;
-    private int rowsPrinted;
 
     public static void main(String[] args) {
         System.exit(execute(args, System.out, System.err));
@@ -302,16 +298,11 @@ public final class AllsumCommand implements Callable<Integer> {
         if (check != 0 && check != 1) {
             problems.add("-c/--check must be 0 or 1");
         }
-        if (root < 0) {
-            problems.add("-r/--root must not be negative");
-        }
         if (timeoutSeconds < 1) {
             problems.add("--timeout must be at least 1 second");
         }
         if (ranks != null && ranks < 1) {
             problems.add("--ranks must be at least 1");
-        } else if (ranks != null && root >= ranks) {
-            problems.add("-r/--root " + root + " is not a rank of " + ranks);
         }
         if (average < 0 || average > 3) {
             problems.add("-a/--average must be 0 (rank 0), 1 (average), 2 (min) or 3 (max)");
@@ -344,9 +335,6 @@ public final class AllsumCommand implements Callable<Integer> {
         LocalPlan plan = LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
         planned = plan;
         runMode = "local";
-        if (root >= plan.ranks()) {
-            throw new LauncherException(ExitCodes.USAGE, "-r/--root " + root + " is not a rank of " + plan.ranks(), null);
-        }
         // Everything the server would refuse is refused here, before a single process starts.
         preflight(plan.ranks(), plan.backend());
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
@@ -369,7 +357,6 @@ public final class AllsumCommand implements Callable<Integer> {
             phase("serverHealthy");
             progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s", phases.get("serverHealthy"),
                     cluster.serverUri()));
-            logRows = new RankLogRows(cluster.workers().stream().map(LocalCluster.Child::log).toList());
             try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
                 JobSession session = new JobSession(client, groupName, cluster::checkAlive, progress);
                 runJob(session, jobSpec, deadline, true, rank -> cluster.workers().stream()
@@ -423,10 +410,6 @@ public final class AllsumCommand implements Callable<Integer> {
         phase("groupComplete");
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' in %.1f s (generation %d, %s)",
                 status.worldSize(), status.group(), phases.get("groupComplete"), status.generation(), status.backend()));
-        if (jobSpec.root() >= status.worldSize()) {
-            throw new LauncherException(ExitCodes.USAGE, "-r/--root " + jobSpec.root() + " is not a rank of "
-                    + status.worldSize(), null);
-        }
         // The group's size and backend are known now: refuse what its server would, with the option's name.
         preflight(status.worldSize(), status.backend());
         List<ResultTable.RankLine> rankLines = new ArrayList<>();
@@ -438,17 +421,10 @@ public final class AllsumCommand implements Callable<Integer> {
         Job submitted = session.submit(jobSpec);
         jobSeen = submitted;
         phase("jobSubmitted");
-        String backendName = String.valueOf(status.backend());
         Job done = session.follow(submitted, deadline, job -> {
             jobSeen = job;
             if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
                 phase("jobRunning");
-            }
-            if (logRows != null && job.state() == JobState.RUNNING) {
-                for (SizeResult row : logRows.poll(job.jobId(), jobSpec.withDefaults().op(), rowsPrinted)) {
-                    printRow(job.spec() != null ? job.spec() : jobSpec, backendName, status.worldSize(), rankLines,
-                            row);
-                }
             }
         });
         jobSeen = done;
@@ -462,15 +438,9 @@ public final class AllsumCommand implements Callable<Integer> {
         Job job = statistic().apply(o.job(), o.worldSize());
         List<SizeResult> rows = job.results() == null ? List.of() : job.results();
         PrintWriter out = spec.commandLine().getOut();
-        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED || headerPrinted) {
-            // Rows streamed while the job ran are not printed twice; the server's final rows are the rest.
-            for (int i = rowsPrinted; i < rows.size(); i++) {
-                printRow(job.spec(), o.backend(), o.worldSize(), o.ranks(), rows.get(i));
-            }
-            if (!headerPrinted) {
-                out.print(ResultTable.header(job.spec(), o.backend(), o.worldSize(), o.ranks(), statistic()));
-            }
-            out.print(ResultTable.footer(job));
+        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED) {
+            // The job's rows under the chosen statistic (-a), from each rank's time in the server's result.
+            out.print(ResultTable.format(job, o.backend(), o.worldSize(), o.ranks(), statistic()));
             out.flush();
         }
         if (job.state() != JobState.SUCCEEDED) {
@@ -482,20 +452,6 @@ public final class AllsumCommand implements Callable<Integer> {
             throw new LauncherException("job " + job.jobId() + " found " + wrong + " wrong elements");
         }
         return ExitCodes.OK;
-    }
-
-    /** One row on stdout at once (the header first, once), under the chosen time statistic. */
-    private void printRow(JobSpec jobSpec, String backendName, int worldSize, List<ResultTable.RankLine> ranks,
-                          SizeResult raw) {
-        PrintWriter out = spec.commandLine().getOut();
-        if (!headerPrinted) {
-            out.print(ResultTable.header(jobSpec, backendName, worldSize, ranks, statistic()));
-            headerPrinted = true;
-        }
-        SizeResult row = statistic().apply(raw, jobSpec.withDefaults().op(), worldSize);
-        out.println(ResultTable.row(jobSpec, row));
-        out.flush();
-        rowsPrinted++;
     }
 
     TimeStatistic statistic() {

@@ -44,9 +44,7 @@ public enum TimeStatistic {
             case MIN -> times.stream().mapToDouble(Double::doubleValue).min().orElse(r.timeMicros());
             case MAX -> times.stream().mapToDouble(Double::doubleValue).max().orElse(r.timeMicros());
         };
-        double algbw = time > 0 ? r.bytes() / time / 1e3 : 0.0;
-        return new SizeResult(r.bytes(), r.count(), time, algbw, algbw * op.busBandwidthFactor(worldSize),
-                r.wrongElements(), times);
+        return r.withTime(op, worldSize, time);
     }
 
     /** The job with every row under this statistic. */

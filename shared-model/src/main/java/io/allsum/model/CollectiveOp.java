@@ -6,13 +6,24 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
- * Collectives a job can run, with nccl-tests' bus-bandwidth factors (as nccl-tests' doc/PERFORMANCE.md defines them):
- * busbw = algbw * factor(n).
+ * The collectives a job can run, each described once, as nccl-tests' {@code testColl} does: how a size in bytes
+ * becomes the call's element counts ({@link #shape}), the bus-bandwidth factor (nccl-tests' doc/PERFORMANCE.md:
+ * busbw = algbw x factor(n)), whether it reduces, has a root, or runs in place. A size is the op's whole buffer as
+ * nccl-tests counts it: the gathered output of all-gather, the full input of reduce-scatter.
  */
 public enum CollectiveOp {
     ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE,
     /** Every rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf). */
     SEND_RECV;
+
+    /**
+     * The element counts of one call for a size: {@code bytes}, the size rounded to whole elements (and, for
+     * all-gather and reduce-scatter, to a multiple of the world size); {@code count}, the count passed to the call
+     * (nccl-tests' "count" column: each rank's share for all-gather and reduce-scatter, the whole buffer otherwise);
+     * the send and receive buffers' elements on one rank.
+     */
+    public record Shape(long bytes, long count, long sendElements, long recvElements) {
+    }
 
     /** nccl-tests' factor from algorithm bandwidth to bus bandwidth for a world of n ranks. */
     public double busBandwidthFactor(int n) {
@@ -23,6 +34,16 @@ public enum CollectiveOp {
         };
     }
 
+    /** Algorithm bandwidth in GB/s (1e9 bytes per second) of {@code bytes} moved in {@code timeMicros}; 0 for no time. */
+    public static double algBandwidthGBps(long bytes, double timeMicros) {
+        return timeMicros > 0 ? bytes / timeMicros / 1e3 : 0.0;
+    }
+
+    /** Bus bandwidth in GB/s of this op moving {@code bytes} in {@code timeMicros} on {@code n} ranks. */
+    public double busBandwidthGBps(long bytes, double timeMicros, int n) {
+        return algBandwidthGBps(bytes, timeMicros) * busBandwidthFactor(n);
+    }
+
     /** Whether the op takes a reduction operator (the "redop" column). */
     public boolean reduces() {
         return this == ALL_REDUCE || this == REDUCE_SCATTER || this == REDUCE;
@@ -31,6 +52,43 @@ public enum CollectiveOp {
     /** Whether the op has a root (the "root" column). */
     public boolean rooted() {
         return this == BROADCAST || this == REDUCE;
+    }
+
+    /** Whether the op has an in-place form; send/recv has none (a rank would overwrite what it still has to send). */
+    public boolean runsInPlace() {
+        return this != SEND_RECV;
+    }
+
+    /** Elements a size is a whole multiple of: each rank's share is a whole number of elements. */
+    public long granuleElements(int worldSize) {
+        return this == ALL_GATHER || this == REDUCE_SCATTER ? worldSize : 1;
+    }
+
+    /** The counts of one call of {@code bytes} (rounded down to {@link #granuleElements}) of elementBytes-wide values. */
+    public Shape shape(int elementBytes, long bytes, int worldSize) {
+        long elements = bytes / elementBytes;
+        return switch (this) {
+            case ALL_GATHER -> {
+                long share = elements / worldSize;
+                yield new Shape(share * worldSize * elementBytes, share, share, share * worldSize);
+            }
+            case REDUCE_SCATTER -> {
+                long share = elements / worldSize;
+                yield new Shape(share * worldSize * elementBytes, share, share * worldSize, share);
+            }
+            case ALL_REDUCE, BROADCAST, REDUCE, SEND_RECV -> new Shape(elements * elementBytes, elements, elements, elements);
+        };
+    }
+
+    /**
+     * The bytes one rank allocates for a job whose largest size is {@code maxBytes}: one buffer in place (the larger
+     * of send and receive), else both, at least one element each.
+     */
+    public long bufferBytes(int elementBytes, long maxBytes, int worldSize, boolean inPlace) {
+        Shape s = shape(elementBytes, maxBytes, worldSize);
+        long send = Math.max(1, s.sendElements()) * elementBytes;
+        long recv = Math.max(1, s.recvElements()) * elementBytes;
+        return inPlace && runsInPlace() ? Math.max(send, recv) : send + recv;
     }
 
     @JsonValue

@@ -11,19 +11,13 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Folds the ranks' reports into one row per size: the slowest rank's time (each rank's own time rides along, for
- * clients that report another statistic, as nccl-tests' -a does), algbw = bytes /
- * time, busbw = algbw x the op's factor for the world size, and the wrong elements summed over ranks (-1, "not
- * verified", as soon as one rank did not verify).
+ * Folds the ranks' reports into one row per size ({@link SizeResult#measured}): the slowest rank's time with each
+ * rank's own time alongside, and the wrong elements summed over ranks (-1, "not verified", as soon as one rank did
+ * not verify).
  */
 final class ResultAggregator {
 
     private ResultAggregator() {
-    }
-
-    /** Algorithm bandwidth in GB/s (1e9 bytes per second) of {@code bytes} moved in {@code timeMicros}. */
-    static double algBandwidthGBps(long bytes, double timeMicros) {
-        return timeMicros > 0 ? bytes / timeMicros / 1e3 : 0.0;
     }
 
     /**
@@ -60,7 +54,6 @@ final class ResultAggregator {
 
     /** One row per size; {@code reports} are every rank's successful, checked reports, lowest rank first. */
     static List<SizeResult> aggregate(CollectiveOp op, int worldSize, List<Long> sizes, Collection<RankReport> reports) {
-        double factor = op.busBandwidthFactor(worldSize);
         List<SizeResult> rows = new ArrayList<>(sizes.size());
         for (int i = 0; i < sizes.size(); i++) {
             long bytes = sizes.get(i);
@@ -82,8 +75,7 @@ final class ResultAggregator {
                     wrong += r.wrongElements();
                 }
             }
-            double algbw = algBandwidthGBps(bytes, slowest);
-            rows.add(new SizeResult(bytes, Math.max(count, 0), slowest, algbw, algbw * factor, verified ? wrong : -1,
+            rows.add(SizeResult.measured(op, worldSize, bytes, Math.max(count, 0), slowest, verified ? wrong : -1,
                     rankTimes));
         }
         return rows;

@@ -66,8 +66,7 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
      */
     public List<Long> sizes(int worldSize) {
         JobSpec s = withDefaults();
-        long granule = (long) s.dtype().bytes()
-                * (s.op() == CollectiveOp.ALL_GATHER || s.op() == CollectiveOp.REDUCE_SCATTER ? worldSize : 1);
+        long granule = s.dtype().bytes() * s.op().granuleElements(worldSize);
         List<Long> out = new ArrayList<>();
         long start = s.minBytes();
         if (start <= 0) {

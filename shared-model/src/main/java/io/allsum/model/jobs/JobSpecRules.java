@@ -23,6 +23,8 @@ public final class JobSpecRules {
     /** The server's configurable limits ({@code allsum.jobs.max-bytes}, {@code max-sweep-sizes}). */
     public record Limits(long maxBytes, int maxSweepSizes) {
         public static final Limits DEFAULTS = new Limits(DEFAULT_MAX_BYTES, DEFAULT_MAX_SWEEP_SIZES);
+        /** No size limit: for a rank, which runs what its server accepted and checks its own memory. */
+        public static final Limits UNBOUNDED = new Limits(Long.MAX_VALUE, Integer.MAX_VALUE);
     }
 
     private JobSpecRules() {

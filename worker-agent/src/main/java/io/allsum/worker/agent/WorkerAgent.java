@@ -22,6 +22,7 @@ import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.comm.PeerFailedException;
 import io.allsum.worker.jobs.JobCursor;
+import io.allsum.worker.jobs.JobRunner;
 import io.allsum.worker.jobs.ReportDelivery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +73,7 @@ public class WorkerAgent implements SmartLifecycle {
     private final WorkerProperties props;
     private final AllsumClient client;
     private final CommunicatorFactory factory;
-    private final JobExecutor executor;
+    private final JobRunner runner;
     private final AgentExit exit;
     private final String instanceId;
     private final String hostName;
@@ -98,18 +99,18 @@ public class WorkerAgent implements SmartLifecycle {
     /** When a join first found this rank held by another (dead) instance; null otherwise. */
     private Instant staleHolderSince;
 
-    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
+    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobRunner runner,
                        AgentExit exit, String instanceId, String hostName) {
-        this(props, client, factory, executor, exit, instanceId, hostName, DEFAULT_RESTART_WINDOW);
+        this(props, client, factory, runner, exit, instanceId, hostName, DEFAULT_RESTART_WINDOW);
     }
 
-    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobExecutor executor,
+    public WorkerAgent(WorkerProperties props, AllsumClient client, CommunicatorFactory factory, JobRunner runner,
                        AgentExit exit, String instanceId, String hostName, Duration restartWindow) {
         this.restartBudget = new RestartBudget(props.maxRestarts(), restartWindow);
         this.props = props;
         this.client = client;
         this.factory = factory;
-        this.executor = executor;
+        this.runner = runner;
         this.exit = exit;
         this.instanceId = instanceId;
         this.hostName = hostName;
@@ -391,7 +392,7 @@ public class WorkerAgent implements SmartLifecycle {
         log.info("Rank {} runs job {} (seq {}): {} {} {}..{} B", props.rank(), job.jobId(), job.seq(),
                 job.spec().op(), job.spec().dtype(), job.spec().minBytes(), job.spec().maxBytes());
         try {
-            List<RankSizeResult> results = executor.execute(generation.communicator(), job,
+            List<RankSizeResult> results = runner.run(generation.communicator(), job.spec(),
                     () -> stopping || generation.isBroken());
             report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, results));
         } catch (CommException e) {

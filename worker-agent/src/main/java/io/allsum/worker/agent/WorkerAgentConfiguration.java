@@ -6,9 +6,12 @@ import io.allsum.model.Backend;
 import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.jobs.CollectiveJobRunner;
 import io.allsum.worker.jobs.CollectiveMeters;
+import io.allsum.worker.jobs.JobRunner;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.unit.DataSize;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -29,20 +32,22 @@ public class WorkerAgentConfiguration {
         return new CollectiveMeters();
     }
 
+    /** {@code allsum.worker.job-memory-limit}: the most one job may allocate on this rank (default: no limit). */
     @Bean
-    public JobExecutor jobExecutor(CollectiveMeters meters) {
-        return new RunnerJobExecutor(new CollectiveJobRunner(meters));
+    public JobRunner jobRunner(CollectiveMeters meters,
+                               @Value("${allsum.worker.job-memory-limit:#{null}}") DataSize memoryLimit) {
+        return new CollectiveJobRunner(meters, memoryLimit == null ? Long.MAX_VALUE : memoryLimit.toBytes());
     }
 
     @Bean
     public WorkerAgent workerAgent(WorkerProperties props, RestartWindowProperties restartWindow, AllsumClient client,
-                                   List<CommunicatorFactory> factories, JobExecutor executor,
+                                   List<CommunicatorFactory> factories, JobRunner runner,
                                    ConfigurableApplicationContext context) {
         CommunicatorFactory chosen = BackendSelector.select(props.backend(), find(factories, Backend.NCCL),
                 find(factories, Backend.RING));
         // One id per process incarnation: a restarted worker is recognised as new by the server.
         String instanceId = "r" + props.rank() + "-" + UUID.randomUUID();
-        return new WorkerAgent(props, client, chosen, executor, new SpringApplicationExit(context), instanceId,
+        return new WorkerAgent(props, client, chosen, runner, new SpringApplicationExit(context), instanceId,
                 localHostName(), restartWindow.restartWindow());
     }
 

@@ -1,6 +1,7 @@
 package io.allsum.worker.comm;
 
 import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 
@@ -20,8 +21,34 @@ public interface Communicator extends AutoCloseable {
 
     Backend backend();
 
-    /** A buffer of {@code bytes} bytes in this backend's memory (device memory for NCCL, off-heap for ring). */
+    /**
+     * A buffer of {@code bytes} bytes in this backend's memory (device memory for NCCL, off-heap for ring);
+     * {@link OutOfMemoryError} when that memory is not there, which leaves the communicator usable.
+     */
     CommBuffer allocate(long bytes);
+
+    /** Bytes {@link #allocate} can hand out now on this rank: host memory for ring, free device memory for NCCL. */
+    long allocatableBytes();
+
+    /** Bytes the backend allocates by itself, beyond the caller's buffers, for calls of {@code op} of {@code shape}. */
+    default long workspaceBytes(CollectiveOp op, CollectiveOp.Shape shape) {
+        return 0;
+    }
+
+    /** The largest {@code value} over ranks (every rank calls it): for the ranks to agree before a job's buffers. */
+    default int maxOverRanks(int value) {
+        if (size() == 1) {
+            return value;
+        }
+        java.nio.ByteBuffer host = java.nio.ByteBuffer.allocateDirect(Integer.BYTES)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, value);
+        try (CommBuffer buffer = allocate(Integer.BYTES)) {
+            buffer.copyFromHost(host, 0);
+            allReduce(buffer, buffer, 1, DataType.INT32, ReduceOp.MAX);
+            buffer.copyToHost(host, 0);
+        }
+        return host.getInt(0);
+    }
 
     /** recv[i] = op over ranks of send[i], for i < count. send == recv is in-place. */
     void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op);

@@ -2,7 +2,10 @@ package io.allsum.worker.jobs;
 
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobSpecRules;
+import io.allsum.model.problem.Violation;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.Communicator;
@@ -34,20 +37,31 @@ import java.util.function.Supplier;
  * (each rank's share for all-gather and reduce-scatter, all elements otherwise); {@code timeMicros}, the average of
  * the timed calls; {@code wrongElements}, or -1 when the job does not verify.
  */
-public final class CollectiveJobRunner {
+public final class CollectiveJobRunner implements JobRunner {
 
     /** Host staging for fills and checks: device buffers of any size move through it in pieces. */
     private static final int STAGING_BYTES = 4 << 20;
 
     private final CollectiveMeters meters;
+    private final long memoryLimitBytes;
 
     public CollectiveJobRunner() {
-        this(null);
+        this(null, Long.MAX_VALUE);
     }
 
-    /** @param meters where to record each timed size; null records nothing */
-    public CollectiveJobRunner(CollectiveMeters meters) {
+    /**
+     * @param meters           where to record each timed size; null records nothing
+     * @param memoryLimitBytes the most a job's buffers and the backend's workspace may take on this rank, besides
+     *                         what the communicator can allocate ({@code allsum.worker.job-memory-limit})
+     */
+    public CollectiveJobRunner(CollectiveMeters meters, long memoryLimitBytes) {
         this.meters = meters;
+        this.memoryLimitBytes = memoryLimitBytes;
+    }
+
+    @Override
+    public List<RankSizeResult> run(Communicator comm, JobSpec spec, BooleanSupplier cancelled) {
+        return run(comm, spec, ProgressListener.NONE, cancelled);
     }
 
     public List<RankSizeResult> run(Communicator comm, JobSpec spec, ProgressListener listener) {
@@ -62,34 +76,36 @@ public final class CollectiveJobRunner {
                                     BooleanSupplier cancelled) {
         Objects.requireNonNull(comm, "comm");
         ProgressListener progress = listener != null ? listener : ProgressListener.NONE;
-        JobSpec job = validated(spec, comm.size());
         int worldSize = comm.size();
-        List<CollectiveShape> shapes = job.sizes(worldSize).stream()
-                .map(bytes -> CollectiveShape.of(job.op(), job.dtype().bytes(), bytes, worldSize))
+        JobSpec job = validated(spec, worldSize, comm.backend());
+        int width = job.dtype().bytes();
+        List<CollectiveOp.Shape> shapes = job.sizes(worldSize).stream()
+                .map(bytes -> job.op().shape(width, bytes, worldSize))
                 .toList();
         if (shapes.isEmpty()) {
             return List.of();
         }
-        boolean inPlace = job.inPlace() && job.op() != CollectiveOp.SEND_RECV;
-        long maxSend = shapes.stream().mapToLong(CollectiveShape::sendElements).max().orElseThrow();
-        long maxRecv = shapes.stream().mapToLong(CollectiveShape::recvElements).max().orElseThrow();
+        boolean inPlace = job.inPlace() && job.op().runsInPlace();
+        CollectiveOp.Shape largest = shapes.getLast();
+        long maxSend = largest.sendElements();
+        long maxRecv = largest.recvElements();
         long maxIndex = Math.max(maxSend, maxRecv);
-        int width = job.dtype().bytes();
+        long stagingBytes = Math.max(width, Math.min(STAGING_BYTES, maxIndex * width));
+        checkFits(comm, job, largest, job.op().bufferBytes(width, largest.bytes(), worldSize, inPlace) + stagingBytes);
         VerificationPattern pattern = new VerificationPattern(job.op(), job.dtype(), job.redop(), worldSize, maxIndex);
-        ByteBuffer staging = ByteBuffer.allocateDirect((int) Math.max(width, Math.min(STAGING_BYTES, maxIndex * width)))
-                .order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer staging = ByteBuffer.allocateDirect((int) stagingBytes).order(ByteOrder.LITTLE_ENDIAN);
 
         List<RankSizeResult> results = new ArrayList<>(shapes.size());
         // At least one element each, so that a sweep of empty sizes still has real buffers to pass.
-        try (CommBuffer first = comm.allocate(Math.max(1, (inPlace ? maxIndex : maxSend)) * width);
-             CommBuffer second = inPlace ? null : comm.allocate(Math.max(1, maxRecv) * width)) {
+        try (CommBuffer first = allocate(comm, Math.max(1, (inPlace ? maxIndex : maxSend)) * width);
+             CommBuffer second = inPlace ? null : allocate(comm, Math.max(1, maxRecv) * width)) {
             SizeRunner sizes = new SizeRunner(comm, job, pattern, staging, first, inPlace ? first : second);
             for (int i = 0; i < shapes.size(); i++) {
                 if (Thread.currentThread().isInterrupted() || cancelled.getAsBoolean()) {
                     throw new CancellationException("job cancelled on rank " + comm.rank() + " after "
                             + i + " of " + shapes.size() + " sizes");
                 }
-                CollectiveShape shape = shapes.get(i);
+                CollectiveOp.Shape shape = shapes.get(i);
                 progress.sizeStarted(i, shapes.size(), shape.bytes());
                 RankSizeResult result = timedAndMetered(comm, job, sizes, shape);
                 results.add(result);
@@ -99,7 +115,38 @@ public final class CollectiveJobRunner {
         return results;
     }
 
-    private RankSizeResult timedAndMetered(Communicator comm, JobSpec job, SizeRunner sizes, CollectiveShape shape) {
+    /**
+     * Refuses, before allocating the job's buffers, a job whose largest size some rank cannot hold. The ranks agree
+     * first (one all-reduce of a flag), so that every rank refuses the job instead of waiting out the collective
+     * deadline on the one that did not start.
+     */
+    private void checkFits(Communicator comm, JobSpec job, CollectiveOp.Shape largest, long buffers) {
+        long need = buffers + comm.workspaceBytes(job.op(), largest);
+        long limit = Math.min(comm.allocatableBytes(), memoryLimitBytes);
+        String mine = need <= limit ? null : "the job's largest size (" + largest.bytes() + " B of " + job.op()
+                + ") needs " + need + " bytes on rank " + comm.rank() + ", more than the " + limit + " it can hold ("
+                + (limit == memoryLimitBytes ? "allsum.worker.job-memory-limit"
+                : "free " + comm.backend() + " memory") + ")";
+        int highestShort = comm.maxOverRanks(mine != null ? comm.rank() : -1);
+        if (mine != null) {
+            throw new JobDoesNotFitException(mine);
+        }
+        if (highestShort >= 0) {
+            throw new JobDoesNotFitException("rank " + highestShort + " cannot hold the job's largest size ("
+                    + largest.bytes() + " B of " + job.op() + ")");
+        }
+    }
+
+    /** A buffer, or {@link JobDoesNotFitException} when the memory went meanwhile (another process took it). */
+    private static CommBuffer allocate(Communicator comm, long bytes) {
+        try {
+            return comm.allocate(bytes);
+        } catch (OutOfMemoryError e) {
+            throw new JobDoesNotFitException("cannot allocate a buffer of " + bytes + " bytes: " + e.getMessage());
+        }
+    }
+
+    private RankSizeResult timedAndMetered(Communicator comm, JobSpec job, SizeRunner sizes, CollectiveOp.Shape shape) {
         long started = System.nanoTime();
         try {
             SizeRunner.Outcome outcome = sizes.run(shape);
@@ -118,20 +165,13 @@ public final class CollectiveJobRunner {
         }
     }
 
-    private static JobSpec validated(JobSpec spec, int worldSize) {
-        JobSpec job = Objects.requireNonNull(spec, "spec").withDefaults();
-        if (job.minBytes() < 0 || job.maxBytes() < job.minBytes()) {
-            throw new IllegalArgumentException("sizes must satisfy 0 <= minBytes <= maxBytes, got "
-                    + job.minBytes() + ".." + job.maxBytes());
-        }
-        if (job.iterations() < 1) {
-            throw new IllegalArgumentException("iterations must be at least 1, got " + job.iterations());
-        }
-        if (job.warmupIterations() < 0) {
-            throw new IllegalArgumentException("warmupIterations must not be negative, got " + job.warmupIterations());
-        }
-        if (job.op().rooted() && (job.root() < 0 || job.root() >= worldSize)) {
-            throw new IllegalArgumentException("root " + job.root() + " is not a rank of a world of " + worldSize);
+    /** The spec with defaults, or IllegalArgumentException with the rule it breaks (the rules the server checks). */
+    private static JobSpec validated(JobSpec spec, int worldSize, io.allsum.model.Backend backend) {
+        JobSpec submitted = Objects.requireNonNull(spec, "spec");
+        JobSpec job = submitted.withDefaults();
+        Violation v = JobSpecRules.firstViolation(submitted, job, worldSize, backend, JobSpecRules.Limits.UNBOUNDED);
+        if (v != null) {
+            throw new IllegalArgumentException(v.field() + ": " + v.message());
         }
         return job;
     }
@@ -176,7 +216,7 @@ public final class CollectiveJobRunner {
             this.ownInputs = pattern.inputTable(rank);
         }
 
-        Outcome run(CollectiveShape shape) {
+        Outcome run(CollectiveOp.Shape shape) {
             write(inputs(shape), false);
             for (int i = 0; i < job.warmupIterations(); i++) {
                 call(shape);
@@ -204,7 +244,7 @@ public final class CollectiveJobRunner {
             return new Outcome((double) nanos / iterations, wrong);
         }
 
-        private void call(CollectiveShape shape) {
+        private void call(CollectiveOp.Shape shape) {
             long count = shape.count();
             switch (job.op()) {
                 case ALL_REDUCE -> comm.allReduce(send, recv, count, type, job.redop());
@@ -218,7 +258,7 @@ public final class CollectiveJobRunner {
         }
 
         /** Where this rank's inputs go (for in-place ops the one buffer: send == recv). */
-        private List<Segment> inputs(CollectiveShape shape) {
+        private List<Segment> inputs(CollectiveOp.Shape shape) {
             long c = shape.count();
             Supplier<long[]> own = () -> ownInputs;
             return switch (job.op()) {
@@ -230,7 +270,7 @@ public final class CollectiveJobRunner {
         }
 
         /** Where this rank's results land and what they must be. */
-        private List<Segment> outputs(CollectiveShape shape) {
+        private List<Segment> outputs(CollectiveOp.Shape shape) {
             long c = shape.count();
             Supplier<long[]> reduced = pattern::reducedTable;
             double[] tolerance = job.op().reduces() ? pattern.toleranceTable() : null;

@@ -66,7 +66,7 @@ public final class CollectiveMeters implements MeterBinder {
                 .register(r)
                 .record(bytes);
         if (nanosPerCall > 0) {
-            double bytesPerSecond = bytes * 1e9 / nanosPerCall * op.busBandwidthFactor(worldSize);
+            double bytesPerSecond = op.busBandwidthGBps(bytes, nanosPerCall / 1e3, worldSize) * 1e9;
             DistributionSummary.builder(BUS_BANDWIDTH)
                     .description("nccl-tests bus bandwidth of a collective call")
                     .baseUnit(BYTES_PER_SECOND)

@@ -46,6 +46,11 @@ final class StubCommunicator implements Communicator {
     }
 
     @Override
+    public long allocatableBytes() {
+        throw new UnsupportedOperationException("stub");
+    }
+
+    @Override
     public void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op) {
         throw new UnsupportedOperationException("stub");
     }

@@ -6,6 +6,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.worker.comm.PeerFailedException;
+import io.allsum.worker.jobs.JobRunner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
@@ -36,11 +37,11 @@ class WorkerAgentTest {
         }
     }
 
-    private WorkerAgent start(int maxRestarts, JobExecutor executor) {
+    private WorkerAgent start(int maxRestarts, JobRunner runner) {
         WorkerProperties props = new WorkerProperties(URI.create("http://localhost:1"), "g1", 1, 3,
                 BackendChoice.RING, null, null, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(5),
                 Duration.ofSeconds(1), maxRestarts, "127.0.0.1", null);
-        agent = new WorkerAgent(props, server, factory, executor, exitCode::complete, "r1-test", "host-a");
+        agent = new WorkerAgent(props, server, factory, runner, exitCode::complete, "r1-test", "host-a");
         agent.start();
         return agent;
     }

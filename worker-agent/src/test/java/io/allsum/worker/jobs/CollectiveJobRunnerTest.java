@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CollectiveJobRunnerTest {
 
     /** 1, 3, 9, 27, 81 bytes requested: after rounding, empty sizes and counts not divisible by the world size. */
+    /** {@code root} applies to rooted ops only: the others take the default, as the server's rules require. */
     private static JobSpec sweep(CollectiveOp op, DataType type, ReduceOp redop, int root, boolean inPlace) {
-        return new JobSpec(op, type, redop, root, 1L, 200L, 3, 2, 1, inPlace, true, null);
+        return new JobSpec(op, type, redop, op.rooted() ? root : 0, 1L, 200L, 3, 2, 1, inPlace, true, null);
     }
 
     private static List<ReduceOp> redopsOf(CollectiveOp op) {
@@ -198,8 +199,9 @@ class CollectiveJobRunnerTest {
         Ranks.onEveryRank(outOfPlace, UnaryOperator.identity(),
                 comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));
 
-        // Per rank: the send share (512 B) and the gathered output (1024 B), once for the whole sweep.
-        assertThat(outOfPlace.allocations).containsExactlyInAnyOrder(512L, 1024L, 512L, 1024L);
+        // Per rank: the flag the ranks agree on whether the job fits (4 B), then the send share (512 B) and the
+        // gathered output (1024 B), once for the whole sweep.
+        assertThat(outOfPlace.allocations).containsExactlyInAnyOrder(4L, 512L, 1024L, 4L, 512L, 1024L);
         assertThat(outOfPlace.openBuffers).hasValue(0);
 
         InMemoryCommunicator.World inPlace = new InMemoryCommunicator.World(2, false);
@@ -208,7 +210,7 @@ class CollectiveJobRunnerTest {
         Ranks.onEveryRank(inPlace, UnaryOperator.identity(),
                 comm -> new CollectiveJobRunner().run(comm, inPlaceSpec, ProgressListener.NONE));
 
-        assertThat(inPlace.allocations).containsExactly(1024L, 1024L);
+        assertThat(inPlace.allocations).containsExactlyInAnyOrder(4L, 1024L, 4L, 1024L);
         assertThat(inPlace.openBuffers).hasValue(0);
     }
 
@@ -292,7 +294,38 @@ class CollectiveJobRunnerTest {
 
         assertThatThrownBy(() -> new CollectiveJobRunner().run(world.communicator(0), spec, ProgressListener.NONE))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("root 1");
+                .hasMessageContaining("root: 1 is not a rank");
         assertThat(world.allocations).isEmpty();
+    }
+
+    @Test
+    void aJobOneRankCannotHoldFailsOnEveryRankBeforeItsBuffersAreAllocated() {
+        InMemoryCommunicator.World world = new InMemoryCommunicator.World(2, false);
+        world.allocatable.put(1, 1000L);
+        JobSpec spec = JobSpec.allSum(4096);
+
+        List<Throwable> failures = Ranks.onEveryRank(world, UnaryOperator.identity(), comm -> {
+            try {
+                new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE);
+                return null;
+            } catch (JobDoesNotFitException e) {
+                return e;
+            }
+        });
+
+        assertThat(failures.get(1)).hasMessageContaining("needs").hasMessageContaining("on rank 1")
+                .hasMessageContaining("free ring memory");
+        assertThat(failures.get(0)).hasMessageContaining("rank 1 cannot hold");
+        assertThat(world.allocations).containsOnly(4L);
+        assertThat(world.openBuffers).hasValue(0);
+    }
+
+    @Test
+    void theConfiguredLimitIsNamedWhenItIsWhatTheJobExceeds() {
+        Communicator comm = new InMemoryCommunicator.World(1, false).communicator(0);
+
+        assertThatThrownBy(() -> new CollectiveJobRunner(null, 1024).run(comm, JobSpec.allSum(4096), () -> false))
+                .isInstanceOf(JobDoesNotFitException.class)
+                .hasMessageContaining("allsum.worker.job-memory-limit");
     }
 }

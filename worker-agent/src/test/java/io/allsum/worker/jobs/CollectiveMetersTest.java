@@ -30,7 +30,7 @@ class CollectiveMetersTest {
         JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 96L, 96L << 10, 1024,
                 3, 1, false, true, null);
 
-        Ranks.onEveryRank(2, comm -> new CollectiveJobRunner(new CollectiveMeters(registries.get(comm.rank())))
+        Ranks.onEveryRank(2, comm -> new CollectiveJobRunner(new CollectiveMeters(registries.get(comm.rank())), Long.MAX_VALUE)
                 .run(comm, spec, ProgressListener.NONE));
 
         SimpleMeterRegistry registry = registries.get(1);
@@ -65,7 +65,7 @@ class CollectiveMetersTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         Communicator comm = new InMemoryCommunicator.World(1, false).communicator(0);
 
-        new CollectiveJobRunner(new CollectiveMeters(registry)).run(comm, JobSpec.allSum(4096), ProgressListener.NONE);
+        new CollectiveJobRunner(new CollectiveMeters(registry), Long.MAX_VALUE).run(comm, JobSpec.allSum(4096), ProgressListener.NONE);
 
         String scrape = registry.scrape();
         assertThat(scrape)
@@ -80,7 +80,7 @@ class CollectiveMetersTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Communicator faulty = new FaultyCommunicator(new InMemoryCommunicator.World(1, false).communicator(0), 2);
 
-        new CollectiveJobRunner(new CollectiveMeters(registry)).run(faulty, JobSpec.allSum(64), ProgressListener.NONE);
+        new CollectiveJobRunner(new CollectiveMeters(registry), Long.MAX_VALUE).run(faulty, JobSpec.allSum(64), ProgressListener.NONE);
 
         assertThat(registry.get(CollectiveMeters.WRONG).tags("op", "all_reduce", "size", "64B").counter().count())
                 .isEqualTo(2);
@@ -96,7 +96,7 @@ class CollectiveMetersTest {
             }
         };
 
-        assertThatThrownBy(() -> new CollectiveJobRunner(new CollectiveMeters(registry))
+        assertThatThrownBy(() -> new CollectiveJobRunner(new CollectiveMeters(registry), Long.MAX_VALUE)
                 .run(failing, JobSpec.allSum(1 << 20), ProgressListener.NONE))
                 .isInstanceOf(CommException.class);
 
@@ -111,11 +111,11 @@ class CollectiveMetersTest {
         CollectiveMeters meters = new CollectiveMeters();
         Communicator comm = new InMemoryCommunicator.World(1, false).communicator(0);
 
-        assertThat(new CollectiveJobRunner(meters).run(comm, JobSpec.allSum(64), ProgressListener.NONE)).hasSize(1);
+        assertThat(new CollectiveJobRunner(meters, Long.MAX_VALUE).run(comm, JobSpec.allSum(64), ProgressListener.NONE)).hasSize(1);
 
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         meters.bindTo(registry);
-        new CollectiveJobRunner(meters).run(comm, JobSpec.allSum(64), ProgressListener.NONE);
+        new CollectiveJobRunner(meters, Long.MAX_VALUE).run(comm, JobSpec.allSum(64), ProgressListener.NONE);
         assertThat(registry.getMeters()).extracting(Meter::getId).extracting(Meter.Id::getName)
                 .contains(CollectiveMeters.TIMER, CollectiveMeters.PAYLOAD, CollectiveMeters.BUS_BANDWIDTH);
     }

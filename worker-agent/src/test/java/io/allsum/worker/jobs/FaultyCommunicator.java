@@ -44,6 +44,17 @@ class FaultyCommunicator implements Communicator {
         return delegate.allocate(bytes);
     }
 
+    /** Control, not job data: never corrupted. */
+    @Override
+    public int maxOverRanks(int value) {
+        return delegate.maxOverRanks(value);
+    }
+
+    @Override
+    public long allocatableBytes() {
+        return delegate.allocatableBytes();
+    }
+
     @Override
     public void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op) {
         delegate.allReduce(send, recv, count, type, op);

@@ -39,6 +39,8 @@ final class InMemoryCommunicator implements Communicator {
         final Posted[] posted;
         final LinkedBlockingQueue<byte[]>[][] mailboxes;
         final List<Long> allocations = new CopyOnWriteArrayList<>();
+        /** What each rank's {@link #allocatableBytes} answers, by rank; unlimited when absent. */
+        final java.util.Map<Integer, Long> allocatable = new java.util.concurrent.ConcurrentHashMap<>();
         final AtomicInteger openBuffers = new AtomicInteger();
 
         @SuppressWarnings("unchecked")
@@ -136,6 +138,11 @@ final class InMemoryCommunicator implements Communicator {
     @Override
     public Backend backend() {
         return Backend.RING;
+    }
+
+    @Override
+    public long allocatableBytes() {
+        return world.allocatable.getOrDefault(rank(), Long.MAX_VALUE);
     }
 
     @Override

@@ -19,6 +19,7 @@ import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.javacpp.SizeTPointer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -29,12 +30,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 
+import static org.bytedeco.cuda.global.cudart.cudaErrorMemoryAllocation;
 import static org.bytedeco.cuda.global.cudart.cudaErrorNotReady;
 import static org.bytedeco.cuda.global.cudart.cudaEventCreate;
 import static org.bytedeco.cuda.global.cudart.cudaEventDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaEventElapsedTime;
 import static org.bytedeco.cuda.global.cudart.cudaEventQuery;
 import static org.bytedeco.cuda.global.cudart.cudaEventRecord;
+import static org.bytedeco.cuda.global.cudart.cudaMemGetInfo;
 import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
@@ -255,10 +258,27 @@ public final class NcclCommunicator implements Communicator {
         return gpu.call("allocate", rank, operationTimeout, () -> allocateOnGpu(bytes));
     }
 
+    @Override
+    public long allocatableBytes() {
+        ensureUsable("allocate");
+        return gpu.call("allocate", rank, operationTimeout, () -> {
+            try (SizeTPointer free = new SizeTPointer(1); SizeTPointer total = new SizeTPointer(1)) {
+                Nccl.checkCuda(cudaMemGetInfo(free, total), "allocate", rank, "cudaMemGetInfo");
+                return free.get();
+            }
+        });
+    }
+
     private NcclBuffer allocateOnGpu(long bytes) {
         Pointer memory = new Pointer();
         if (bytes > 0) {
-            Nccl.checkCuda(cudaMalloc(memory, bytes), "allocate", rank, "cudaMalloc of " + bytes + " bytes");
+            int rc = cudaMalloc(memory, bytes);
+            if (rc == cudaErrorMemoryAllocation) {
+                // As the ring's off-heap allocation does: the device is full, the communicator is fine.
+                throw new OutOfMemoryError("cudaMalloc of " + bytes + " bytes on device " + device
+                        + ": out of device memory");
+            }
+            Nccl.checkCuda(rc, "allocate", rank, "cudaMalloc of " + bytes + " bytes");
         }
         NcclBuffer buffer = new NcclBuffer(memory, bytes, device, gpu, operationTimeout, rank, liveBuffers::remove);
         liveBuffers.add(buffer);

@@ -1,6 +1,7 @@
 package io.allsum.worker.comm.ring;
 
 import io.allsum.model.Backend;
+import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.worker.comm.CommBuffer;
@@ -100,6 +101,22 @@ public final class RingCommunicator implements Communicator {
     @Override
     public CommBuffer allocate(long bytes) {
         return new RingBuffer(bytes);
+    }
+
+    @Override
+    public long allocatableBytes() {
+        return HostMemory.availableBytes();
+    }
+
+    /** The scratch that reduce-scatter, reduce off the root and small all-reduces take; it grows by doubling. */
+    @Override
+    public long workspaceBytes(CollectiveOp op, CollectiveOp.Shape shape) {
+        long bytes = switch (op) {
+            case REDUCE_SCATTER, REDUCE -> shape.bytes();
+            case ALL_REDUCE -> shape.bytes() <= settings.smallMessageBytes() ? shape.bytes() * (size + 1) : 0;
+            case ALL_GATHER, BROADCAST, SEND_RECV -> 0;
+        };
+        return 2 * bytes;
     }
 
     // ---------------------------------------------------------------- collectives

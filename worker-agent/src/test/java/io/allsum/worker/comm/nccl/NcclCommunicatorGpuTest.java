@@ -58,6 +58,19 @@ class NcclCommunicatorGpuTest {
     }
 
     @Test
+    void aBufferLargerThanTheFreeDeviceMemoryIsAnOutOfMemoryErrorAndTheCommunicatorGoesOn() {
+        long free = comm.allocatableBytes();
+        assertThat(free).isPositive();
+
+        assertThatThrownBy(() -> comm.allocate(free + (1L << 30))).isInstanceOf(OutOfMemoryError.class)
+                .hasMessageContaining("out of device memory");
+        assertThat(comm.maxOverRanks(7)).isEqualTo(7);
+        try (CommBuffer small = comm.allocate(1024)) {
+            comm.allReduce(small, small, 256, DataType.FLOAT32, ReduceOp.SUM);
+        }
+    }
+
+    @Test
     void allReduceSumOfFloatsKeepsTheInputOnOneRank() {
         int count = 1000;
         try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
