@@ -12,7 +12,8 @@ import java.util.List;
  * A collective job as submitted ({@code POST /rendezvous/{group}/jobs}); null fields take the defaults of
  * {@link #withDefaults()}. Sizes follow nccl-tests: {@code minBytes..maxBytes} multiplied by {@code stepFactor}
  * (-b -e -f), and a size is the op's whole buffer as nccl-tests counts it (for all-gather and reduce-scatter the
- * gathered buffer, so each rank's share is size / worldSize).
+ * gathered buffer, so each rank's share is size / worldSize). With {@code validation} set the job is a validation:
+ * each rank alone, every pair, then this sweep (an all-reduce), and a verdict.
  */
 public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer root,
@@ -22,7 +23,21 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer iterations,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer warmupIterations,
                       Boolean inPlace, Boolean verify,
-                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer timeoutSeconds) {
+                      @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer timeoutSeconds,
+                      ValidationSpec validation) {
+
+    /** A sweep (no validation). */
+    public JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
+                   Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
+                   Integer timeoutSeconds) {
+        this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
+                timeoutSeconds, null);
+    }
+
+    /** Whether this job is a validation ({@code allsum validate}): the solo and pair phases, then the sweep. */
+    public boolean validates() {
+        return validation != null;
+    }
 
     public static final long DEFAULT_MIN_BYTES = 8;
     public static final long DEFAULT_MAX_BYTES = 64L << 20;
@@ -57,7 +72,8 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 warmupIterations != null ? warmupIterations : DEFAULT_WARMUP_ITERATIONS,
                 inPlace != null ? inPlace : Boolean.FALSE,
                 verify != null ? verify : Boolean.TRUE,
-                timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds);
+                timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds,
+                validation != null ? validation.withDefaults() : null);
     }
 
     /**

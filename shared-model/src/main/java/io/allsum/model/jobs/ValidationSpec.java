@@ -1,0 +1,30 @@
+package io.allsum.model.jobs;
+
+import tools.jackson.databind.annotation.JsonDeserialize;
+
+/**
+ * A validation's own settings; null fields take the defaults of {@link #withDefaults()}. {@code soloBytes}: the
+ * buffer each rank reduces alone; {@code pairBytes}: what each pair exchanges both ways (latency is timed at 8 B);
+ * {@code minDeviations}, {@code minShortfall}: when a figure makes a suspect
+ * ({@link io.allsum.model.validate.Thresholds}); {@code expectBusBandwidthGBps}: an optional floor for the sweep's
+ * largest size.
+ */
+public record ValidationSpec(@JsonDeserialize(using = WholeNumbers.LongOnly.class) Long soloBytes,
+                             @JsonDeserialize(using = WholeNumbers.LongOnly.class) Long pairBytes,
+                             @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer pairIterations,
+                             Double minDeviations, Double minShortfall, Double expectBusBandwidthGBps) {
+
+    public static final long DEFAULT_SOLO_BYTES = 64L << 20;
+    public static final long DEFAULT_PAIR_BYTES = 16L << 20;
+    public static final int DEFAULT_PAIR_ITERATIONS = 10;
+
+    public ValidationSpec withDefaults() {
+        var t = io.allsum.model.validate.Thresholds.DEFAULTS;
+        return new ValidationSpec(soloBytes != null ? soloBytes : DEFAULT_SOLO_BYTES,
+                pairBytes != null ? pairBytes : DEFAULT_PAIR_BYTES,
+                pairIterations != null ? pairIterations : DEFAULT_PAIR_ITERATIONS,
+                minDeviations != null ? minDeviations : t.minDeviations(),
+                minShortfall != null ? minShortfall : t.minShortfall(),
+                expectBusBandwidthGBps);
+    }
+}
