@@ -26,6 +26,9 @@ NCCL_DIR=$(python3 -c 'import nvidia.nccl,os;print(os.path.join(list(nvidia.nccl
 export ALLSUM_NCCL_LIB_DIR=$NCCL_DIR LD_LIBRARY_PATH=$NCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 JAVA=$ALLSUM_HOME/runtime/bin/java
 worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
+# The benchmarks: the dist's bench jar (lib/bench.classpath); allsum_bench runs bench-rendezvous with allsum's flags.
+source "$repo/bench/classpath.sh"
+allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-} -cp "$(bench_cp)" io.allsum.launcher.BenchCommand "$@"; }
 native_build() { [ -x /tmp/allreduce_bench ] || bash ${NATIVE_DIR:-bench/native}/build.sh /tmp/allreduce_bench >/dev/null; }
 native() { native_build; /tmp/allreduce_bench "$@"; }
 quiet() { "$@" > /dev/null; }
@@ -77,8 +80,8 @@ part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch, interl
 }
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run
-  echo "## allsum ring, loopback probe"; $JAVA -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --probe -b 1M -e ${RINGB:-64M} -f 4
-  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4; done
+  echo "## allsum ring, loopback probe"; $JAVA -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --probe -b 1M -e ${RINGB:-64M} -f 4
+  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4; done
   echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
 }
 
@@ -87,8 +90,8 @@ part_ringab() { # CPU: the ring benchmark of an older build (RING_OLD_JAR: its w
   local old=${RING_OLD_JAR:-.carry/old-ring.jar} cls=${RING_OLD_CLASS:-io.allsum.worker.comm.ring.RingBenchmark} rep n
   for rep in $(seq ${REPS:-3}); do for n in 2 4; do
     echo "## old ($old) ring $n processes, rep $rep"; $JAVA -Xmx4g -cp "$old:$(worker_cp)" $cls --launch $n -b 1M -e ${RINGB:-64M} -f 4 2>&1 | grep -v "^#\|INFO\|AM io"
-    echo "## new ring $n processes, rep $rep"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 2>&1 | grep -v "^#\|INFO\|AM io"
-    echo "## new ring $n processes without the sweep warm-up, rep $rep"; $JAVA -Xmx4g -cp "$(worker_cp)" io.allsum.worker.bench.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 --warmup-bytes 0 2>&1 | grep -v "^#\|INFO\|AM io"
+    echo "## new ring $n processes, rep $rep"; $JAVA -Xmx4g -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 2>&1 | grep -v "^#\|INFO\|AM io"
+    echo "## new ring $n processes without the sweep warm-up, rep $rep"; $JAVA -Xmx4g -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 --warmup-bytes 0 2>&1 | grep -v "^#\|INFO\|AM io"
   done; done
 }
 
@@ -116,9 +119,9 @@ part_rdv() { # rendezvous, 64..16384 ranks: allsum (compact answers) vs PyTorch 
   echo "## allsum bench-rendezvous: view=rank, $procs client processes; server pid $jpid, RSS idle $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
   # A long-running server is warm: unmeasured rounds first, unless RDV_WARM_SERVER=0 (then the small sizes measure a
   # freshly started server's JIT, not its steady state).
-  [ "${RDV_WARM_SERVER:-1}" = 0 ] || quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" \
+  [ "${RDV_WARM_SERVER:-1}" = 0 ] || quiet allsum_bench bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" \
     --ranks 1024,64,256,64 --rounds 10 --procs $procs 2>/dev/null
-  allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
+  allsum_bench bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
     --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" ${RDV_BENCH_OPTS:-}
   echo "# server $(grep VmHWM /proc/$jpid/status | tr -s ' ') (peak); waiting ${RDV_SETTLE:-30} s"
   sleep ${RDV_SETTLE:-30}; echo "# server $(grep VmRSS /proc/$jpid/status | tr -s ' ') ${RDV_SETTLE:-30} s after the last round"
@@ -136,18 +139,14 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
   rdv_server $port /tmp/rdvf-server.log || return 1; local pid=$rdv_pid
   # A long-running server is warm: rounds with kept client processes first, unmeasured (the clients are what is cold).
-  quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
+  quiet allsum_bench bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
     --procs 16 --clients allsum 2>/dev/null
-  # RDVF_OPTS: the client processes' JVM option of each variant (default: the answer warm-up on, then off); RDVF_HOLD:
-  # seconds the parked joins wait before the last rank posts (the TCPStore reference waits 0.2 s before it publishes).
-  local opt
+  # RDVF_HOLD: seconds the parked joins wait before the last rank posts (the TCPStore reference waits 0.2 s before it
+  # publishes).
   for rep in $(seq ${REPS:-2}); do
-    for opt in ${RDVF_OPTS:--Dallsum.client.answerWarmUp=true -Dallsum.client.answerWarmUp=false}; do
-      echo "## rep $rep: allsum bench-rendezvous --fresh --clients allsum, $opt, $procs processes, hold ${RDVF_HOLD:-0} s"
-      allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
-        --procs $procs --fresh --clients allsum --child-java-option=$opt --join-wait 120 \
-        --round-timeout 600 --hold ${RDVF_HOLD:-0} ${RDV_BENCH_OPTS:-}
-    done
+    echo "## rep $rep: allsum bench-rendezvous --fresh --clients allsum, $procs processes, hold ${RDVF_HOLD:-0} s"
+    allsum_bench bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
+      --procs $procs --fresh --clients allsum --join-wait 120 --round-timeout 600 --hold ${RDVF_HOLD:-0} ${RDV_BENCH_OPTS:-}
     [ "${RDV_TCPSTORE:-1}" = 0 ] && continue
     echo "## rep $rep: TCPStore (bench/rendezvous/tcpstore_bench.py --fresh), $procs processes"
     ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds --fresh
@@ -155,21 +154,20 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   kill $pid; wait $pid 2>/dev/null
 }
 
-part_rdvfirst() { # issue 15: a freshly started server's first rendezvous, one new server per repetition and RDVW_JOINS value
-  # Per repetition and variant: a new server; once it is up (and warmed, when on) and RDVW_IDLE s (5) idle, the bench
+part_rdvfirst() { # a freshly started server's first rendezvous, one new server per repetition
+  # Per repetition: a new server; once it is up and RDVW_IDLE s (5) idle, the bench
   # measures from its first round (--warmup 0). RDVW_FRESH=1: new client processes every round (--fresh --clients
-  # allsum, one rank per process with RDV_PROCS=63; RDVW_CLIENTS=blocking for the bench's minimal clients), as a
+  # allsum, one rank per process with RDV_PROCS=63; RDVW_CLIENTS picks another --clients), as a
   # cluster's first workers; else kept ones (the JDK client).
   ulimit -n "$(ulimit -Hn)"
-  local ranks=${RDV_RANKS:-64,256,1024} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18082} rep w
+  local ranks=${RDV_RANKS:-64,256,1024} procs=${RDV_PROCS:-16} rounds=${RDV_ROUNDS:-5} port=${RDV_PORT:-18082} rep
   local fresh=""; [ "${RDVW_FRESH:-0}" = 1 ] && fresh="--fresh --clients ${RDVW_CLIENTS:-allsum}"
   export ALLSUM_TOKEN=bench$RANDOM$RANDOM
-  for rep in $(seq ${REPS:-2}); do for w in ${RDVW_JOINS:-8192 0}; do
-    rdv_server $port /tmp/rdvw-server.log --allsum.rendezvous.warm-up-joins=$w || return 1; local pid=$rdv_pid jpid=$rdv_jpid
-    if [ "$w" != 0 ]; then for _ in $(seq 120); do grep -q "join path warm" /tmp/rdvw-server.log && break; sleep 0.5; done; fi
+  for rep in $(seq ${REPS:-2}); do
+    rdv_server $port /tmp/rdvw-server.log || return 1; local pid=$rdv_pid jpid=$rdv_jpid
     sleep ${RDVW_IDLE:-5}
-    echo "## rep $rep: warm-up-joins=$w: $(grep -o 'join path warm.*' /tmp/rdvw-server.log || echo 'no warm-up'); RSS $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
-    allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
+    echo "## rep $rep: RSS $(grep VmRSS /proc/$jpid/status | tr -s ' ')"
+    allsum_bench bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
       --warmup 0 --procs $procs --view rank --join-wait 120 --round-timeout 600 --server-pid "$jpid" $fresh ${RDV_BENCH_OPTS:-}
     # RDVW_SETTLE: seconds idle after the last round before the server's RSS is read again (0: not read)
     if [ "${RDVW_SETTLE:-0}" != 0 ]; then
@@ -177,7 +175,7 @@ part_rdvfirst() { # issue 15: a freshly started server's first rendezvous, one n
       sleep $RDVW_SETTLE; echo "# server $(grep VmRSS /proc/$jpid/status | tr -s ' ') $RDVW_SETTLE s after the last round"
     fi
     kill $pid; wait $pid 2>/dev/null
-  done; done
+  done
   [ "${RDV_TCPSTORE:-1}" = 0 ] && return
   echo "## TCPStore (bench/rendezvous/tcpstore_bench.py ${fresh:+--fresh}), $procs client processes"
   ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $ranks --procs $procs --rounds $rounds ${fresh:+--fresh}

@@ -9,6 +9,8 @@ jobs="${1:-50}"
 echo "# machine: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(uname -sr)"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 ./allsum --version >/dev/null   # builds the jars once, outside the timings
+source bench/classpath.sh
+BENCH_CP="$(bench_cp)"
 
 echo "## cold start: command to first all-sum done, 1 ring rank (3 runs)"
 for i in 1 2 3; do
@@ -19,4 +21,5 @@ for i in 1 2 3; do
 done
 
 echo "## dispatch latency and pipeline overhead ($jobs jobs per world size)"
-./allsum bench-dispatch --ranks 4,8 --jobs "$jobs" --warmup-jobs 10
+"${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java" @packaging/jvm/launcher.jvmargs -Dallsum.repo="$root" \
+  -cp "$BENCH_CP" io.allsum.launcher.BenchCommand bench-dispatch --ranks 4,8 --jobs "$jobs" --warmup-jobs 10

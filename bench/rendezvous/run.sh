@@ -1,28 +1,27 @@
 #!/usr/bin/env bash
 # Rendezvous benchmark (issue 2, item 8): starts the rendezvous server jar on a free port with a bearer token,
 # runs bench-rendezvous against it over real HTTP, prints the server's RSS before and after, stops the server.
-# Builds nothing; build first with:  ./mvnw -q -DskipTests package -pl rendezvous-server,launcher -am
+# Builds nothing; build first with:  ./mvnw -q -DskipTests package -pl rendezvous-server,bench -am
 # Usage: bench/rendezvous/run.sh [bench-rendezvous options, e.g. --ranks 64,256 --rounds 5 --backend nccl]
 # Env: PORT (default 18080), SERVER_JAVA_OPTS, BENCH_JAVA_OPTS, JAVA_HOME (default Temurin 25), ALLSUM_TOKEN,
-# SERVER_JAR / LAUNCHER_JAR (another build, e.g. the one before a change), SERVER_JVMARGS (the server's flags file,
+# SERVER_JAR (another build, e.g. the one before a change), SERVER_JVMARGS (the server's flags file,
 # default the product's packaging/jvm/server.jvmargs), SETTLE (seconds idle after the run before the server's RSS is
 # read again, default 20), WARM_SERVER (0: no unmeasured rounds before the measured ones, which a long-running server
 # has behind it). Thousands of waiting joins are as many connections on both sides: the script raises `ulimit -n` to
 # its hard limit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/classpath.sh
 
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 JAVA="$JAVA_HOME/bin/java"
 PORT=${PORT:-18080}
 export ALLSUM_TOKEN=${ALLSUM_TOKEN:-bench-$RANDOM$RANDOM$RANDOM}
 SERVER_JAR=${SERVER_JAR:-rendezvous-server/target/rendezvous-server.jar}
-LAUNCHER_JAR=${LAUNCHER_JAR:-launcher/target/allsum-launcher.jar}
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-for jar in "$SERVER_JAR" "$LAUNCHER_JAR"; do
-  [[ -f $jar ]] || { echo "bench-rendezvous: $jar is missing; build it first (see the top of $0)" >&2; exit 2; }
-done
+[[ -f $SERVER_JAR ]] || { echo "bench-rendezvous: $SERVER_JAR is missing; build it first (see the top of $0)" >&2; exit 2; }
+BENCH_CP="$(bench_cp)" || exit 2
 
 SERVER_LOG=$(mktemp -t allsum-bench-server.XXXXXX.log)
 # shellcheck disable=SC2086 # SERVER_JAVA_OPTS is a list of flags
@@ -50,8 +49,8 @@ echo "# server pid $SERVER_PID on port $PORT; RSS before: $(rss_kib VmRSS) kB; l
 
 bench() {
   # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of flags
-  "$JAVA" ${BENCH_JAVA_OPTS:-} -Dloader.main=io.allsum.launcher.bench.RendezvousBenchmark -cp "$LAUNCHER_JAR" \
-    org.springframework.boot.loader.launch.PropertiesLauncher --server "http://127.0.0.1:$PORT" "$@"
+  "$JAVA" ${BENCH_JAVA_OPTS:-} -cp "$BENCH_CP" io.allsum.bench.rendezvous.RendezvousBenchmark \
+    --server "http://127.0.0.1:$PORT" "$@"
 }
 # A long-running server is warm: unmeasured rounds first (WARM_SERVER=0: none, to measure a server's first rounds).
 [[ ${WARM_SERVER:-1} == 0 ]] || bench --ranks 256,8,64,8 --rounds 10 --procs 2 >/dev/null 2>&1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds dist/allsum-linux-x86_64.tar.xz: a jlink'd Java 25 runtime, one de-duplicated lib/ of dependency jars, thin
-# app jars (server, worker, launcher if built) and bin/ scripts. Run after `./mvnw -DskipTests package`:
+# app jars (server, worker, launcher if built), the bench jar if built, and bin/ scripts. Run after `./mvnw -DskipTests package`:
 #   packaging/dist/build.sh          (XZ_LEVEL=3 for a quick, larger build)
 # Jars are repacked uncompressed (zip -0) and the runtime is linked with --compress zip-0 so that xz sees raw bytes.
 # DIST_LAYOUT=dir (used by docker/build-images.sh) leaves an unpacked tree in dist/allsum-linux-x86_64/ instead: jars as
@@ -57,6 +57,18 @@ for app in server worker launcher; do
   echo "$thin" >> "$stage/lib/$app.classpath"
   echo "$start_class" > "$stage/lib/$app.main"
 done
+
+# The team's benchmarks (module bench/, run by bench/h200/run.sh on the GPU host): lib/allsum-bench.jar, first on its
+# own lib/bench.classpath with the launcher's and the worker's jars after it; on no program's class path. The tar only:
+# container images (DIST_LAYOUT=dir) carry the product alone.
+bench_jar="$root/bench/target/allsum-bench.jar"
+if [ "$layout" = tar ] && [ -f "$bench_jar" ] && [ -f "$stage/lib/launcher.classpath" ]; then
+  cp "$bench_jar" "$stage/lib/allsum-bench.jar" && repack_stored "$stage/lib/allsum-bench.jar"
+  { echo allsum-bench.jar; cat "$stage/lib/launcher.classpath" "$stage/lib/worker.classpath"; } | awk '!seen[$0]++' \
+    > "$stage/lib/bench.classpath"
+else
+  echo "skipping bench: $bench_jar not built (or DIST_LAYOUT=dir)"
+fi
 
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,java.instrument,jdk.unsupported,jdk.crypto.ec,java.security.jgss,jdk.management,jdk.zipfs \
   --strip-debug --no-header-files --no-man-pages --output "$stage/runtime" \

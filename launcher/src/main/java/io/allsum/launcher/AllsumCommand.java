@@ -14,7 +14,6 @@ import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
-import io.allsum.launcher.bench.RendezvousBenchmark;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -192,8 +191,6 @@ public final class AllsumCommand implements Callable<Integer> {
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
-        cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
-        cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + " (see allsum --help)");
             return ExitCodes.USAGE;

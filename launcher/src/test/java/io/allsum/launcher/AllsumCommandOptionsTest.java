@@ -150,6 +150,13 @@ class AllsumCommandOptionsTest {
     }
 
     @Test
+    void theBenchmarksAreNoSubcommandsOfTheProductsCommand() {
+        assertThat(run("bench-rendezvous", "--ranks", "16")).isEqualTo(ExitCodes.USAGE);
+
+        assertThat(stderr()).contains("Unmatched argument").hasLineCount(1);
+    }
+
+    @Test
     void jobTimeoutIsCappedAtWhatTheServerAccepts() {
         assertThat(parse("--timeout", "7200").jobSpec().timeoutSeconds()).isEqualTo(3600);
     }

@@ -17,7 +17,7 @@ class DispatchBenchmarkTest {
 
     @Test
     void benchDispatchIsASubcommandWithItsOwnOptions() {
-        var cl = AllsumCommand.commandLine(System.out, System.err);
+        var cl = BenchCommand.commandLine(System.out, System.err);
         var parsed = cl.parseArgs("bench-dispatch", "--ranks", "2,3", "--jobs", "5");
         DispatchBenchmark bench = parsed.subcommand().commandSpec().commandLine().getCommand();
 

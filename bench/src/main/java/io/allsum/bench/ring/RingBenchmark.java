@@ -1,4 +1,4 @@
-package io.allsum.worker.bench;
+package io.allsum.bench.ring;
 
 import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;

@@ -1,4 +1,4 @@
-package io.allsum.launcher.bench;
+package io.allsum.bench.rendezvous;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,8 +37,7 @@ class RendezvousBenchmarkRunTest {
     void theFullViewRanksSpreadOverClientProcessesAndEveryClientModeAreMeasuredToo() throws Exception {
         for (List<String> variant : List.of(List.of("--view", "full"), List.of("--procs", "2"),
                 List.of("--procs", "2", "--view", "full"), List.of("--clients", "per-rank"),
-                List.of("--procs", "2", "--clients", "per-rank"), List.of("--clients", "blocking"),
-                List.of("--procs", "2", "--clients", "blocking"), List.of("--clients", "allsum"),
+                List.of("--procs", "2", "--clients", "per-rank"), List.of("--clients", "allsum"),
                 List.of("--procs", "2", "--clients", "allsum"))) {
             try (FakeRendezvousServer server = new FakeRendezvousServer("t0k")) {
                 StringWriter out = new StringWriter();
@@ -51,8 +50,6 @@ class RendezvousBenchmarkRunTest {
 
                 assertThat(code).as(variant + ": " + err).isZero();
                 assertThat(server.viewsSent.get()).as(variant.toString()).isEqualTo(2 * (2 + 9));
-                assertThat(server.joinsWithoutUserAgent.get()).as(variant + ": joins on blocking sockets")
-                        .isEqualTo(variant.contains("blocking") ? 2 * (2 + 9) : 0);
                 assertThat(out.toString().lines().filter(l -> l.matches("\\s+(2|9)\\s+2\\s+.*"))).hasSize(2);
             }
         }

@@ -1,4 +1,4 @@
-package io.allsum.launcher.bench;
+package io.allsum.bench.rendezvous;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -39,8 +39,6 @@ final class FakeRendezvousServer implements AutoCloseable {
     private final String token;
     final AtomicInteger deletes = new AtomicInteger();
     final AtomicInteger viewsSent = new AtomicInteger();
-    /** Joins without a User-Agent: the JDK HTTP client always sends one, BlockingJoin never does. */
-    final AtomicInteger joinsWithoutUserAgent = new AtomicInteger();
     /** The client address and port of every join: one per kept-alive connection. */
     final Set<String> joinConnections = ConcurrentHashMap.newKeySet();
 
@@ -96,9 +94,6 @@ final class FakeRendezvousServer implements AutoCloseable {
                 new ConcurrentSkipListMap<>(), new CompletableFuture<>()));
         g.joined().put(request.rank(), request);
         joinConnections.add(String.valueOf(ex.getRemoteAddress()));
-        if (ex.getRequestHeaders().getFirst("User-Agent") == null) {
-            joinsWithoutUserAgent.incrementAndGet();
-        }
         if (g.joined().size() == g.worldSize()) {
             List<Member> members = g.joined().values().stream()
                     .map(j -> new Member(j.rank(), j.instanceId(), j.endpoint(), j.host(), j.device())).toList();

@@ -1,4 +1,4 @@
-package io.allsum.launcher.bench;
+package io.allsum.bench.rendezvous;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -92,23 +92,13 @@ final class ForkedRanks {
         return new ForkedRanks(children);
     }
 
-    /**
-     * This JVM again, for the same class: through Spring Boot's PropertiesLauncher when running from the launcher's
-     * executable jar (the bench classes are nested in it), else straight from the class path.
-     */
+    /** This JVM again, for the same class, from the same class path. */
     private static List<String> javaCommand(List<String> javaOptions) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
         List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         command.addAll(javaOptions);
-        command.addAll(List.of("-cp", classPath));
-        if (ClassLoader.getSystemResource("org/springframework/boot/loader/launch/PropertiesLauncher.class") != null
-                && ClassLoader.getSystemResource("io/allsum/launcher/bench/ForkedRanks.class") == null) {
-            command.add("-Dloader.main=" + RendezvousBenchmark.class.getName());
-            command.add("org.springframework.boot.loader.launch.PropertiesLauncher");
-        } else {
-            command.add(RendezvousBenchmark.class.getName());
-        }
+        command.addAll(List.of("-cp", classPath, RendezvousBenchmark.class.getName()));
         return command;
     }
 

@@ -1,4 +1,4 @@
-package io.allsum.launcher.bench;
+package io.allsum.bench.rendezvous;
 
 import io.allsum.client.AllsumJson;
 import io.allsum.model.Backend;
@@ -134,16 +134,16 @@ class RendezvousBenchmarkTest {
                 .execute("--server", "http://127.0.0.1:1", "--clients", "pooled");
 
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients must be shared, per-rank, blocking or allsum, was pooled");
+        assertThat(err.toString()).contains("--clients must be shared, per-rank or allsum, was pooled");
     }
 
     @Test
-    void refusesBlockingClientsForTheFullView() {
+    void refusesAllsumClientsForTheFullView() {
         StringWriter err = new StringWriter();
         int code = new CommandLine(new RendezvousBenchmark()).setErr(new PrintWriter(err))
-                .execute("--server", "http://127.0.0.1:1", "--clients", "blocking", "--view", "full");
+                .execute("--server", "http://127.0.0.1:1", "--clients", "allsum", "--view", "full");
 
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients blocking reads the compact rank view only");
+        assertThat(err.toString()).contains("--clients allsum reads the compact rank view only");
     }
 }

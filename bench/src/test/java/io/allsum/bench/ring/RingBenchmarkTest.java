@@ -1,4 +1,4 @@
-package io.allsum.worker.bench;
+package io.allsum.bench.ring;
 
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -1,4 +1,4 @@
-package io.allsum.launcher.bench;
+package io.allsum.bench.rendezvous;
 
 import io.allsum.client.AllsumJson;
 import io.allsum.client.GzipBodies;
@@ -61,8 +61,7 @@ import java.util.zip.CRC32;
  *
  * <p>The client must not be the bottleneck: the waiting ranks spread over client processes (--procs), one HTTP/1.1
  * client per process on virtual threads with a connection per rank (or, with --clients per-rank, a client and a
- * platform thread per rank; with --clients blocking, a platform thread and a blocking socket per rank; with --clients
- * allsum, a platform thread per rank joining through the process's HttpAllsumClient, as a worker joins); bodies
+ * platform thread per rank; with --clients allsum, a platform thread per rank joining through the process's HttpAllsumClient, as a worker joins); bodies
  * serialized before the clock starts, and answers only checksummed (one is parsed and checked). Like HttpAllsumClient,
  * each rank asks for gzip, so the server sends the view gzipped (about a tenth of the bytes).
  */
@@ -129,16 +128,13 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     double holdSeconds;
 
     @Option(names = "--client-executor", defaultValue = "direct", description = "direct: the HTTP client's selector "
-            + "thread completes each response (as HttpAllsumClient does); virtual: it hands them to virtual threads "
-            + "(HttpAllsumClient until the seventh session)")
+            + "thread completes each response (as HttpAllsumClient does); virtual: it hands them to virtual threads")
     String clientExecutor;
 
     @Option(names = "--clients", defaultValue = "shared", description = "shared: the ranks of one process share one "
             + "HTTP client (one selector thread reads their answers) on virtual threads; per-rank: each rank has its "
             + "own HTTP client and platform thread, as a worker process has (on the 32-core GPU host that was slower "
-            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md); blocking: each rank "
-            + "writes its join and reads its answer on its own platform thread and blocking socket, as TCPStore's "
-            + "clients do (rank view only; no selector thread between the answer and the rank); allsum: each rank "
+            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md); allsum: each rank "
             + "joins on its own platform thread through the process's one HttpAllsumClient, as a worker does "
             + "(rank view only)")
     String clients;
@@ -185,7 +181,6 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                      .executor(clientExecutor.equals("direct") ? Runnable::run : virtualThreads).build(),
                      perRank, threads, base, token, chosen, joinWaitSeconds, Duration.ofSeconds(roundTimeoutSeconds),
                      !identity, inflateAll, view.equals(Protocol.VIEW_RANK))) {
-            session.blocking = clients.equals("blocking");
             if (clients.equals("allsum")) {
                 session.allsum = HttpAllsumClient.builder(base).token(token).build();
             }
@@ -272,11 +267,11 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--client-executor must be virtual or direct, was "
                     + clientExecutor);
         }
-        if (!List.of("shared", "per-rank", "blocking", "allsum").contains(clients)) {
-            throw new ParameterException(spec.commandLine(), "--clients must be shared, per-rank, blocking or allsum, "
-                    + "was " + clients);
+        if (!List.of("shared", "per-rank", "allsum").contains(clients)) {
+            throw new ParameterException(spec.commandLine(), "--clients must be shared, per-rank or allsum, was "
+                    + clients);
         }
-        if ((clients.equals("blocking") || clients.equals("allsum")) && !view.equals(Protocol.VIEW_RANK)) {
+        if (clients.equals("allsum") && !view.equals(Protocol.VIEW_RANK)) {
             throw new ParameterException(spec.commandLine(), "--clients " + clients
                     + " reads the compact rank view only");
         }
@@ -314,11 +309,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         private ForkedRanks forks;
         double holdSeconds;
         Long serverPid;
-        /** --clients blocking: each rank's join on its own blocking socket ({@link BlockingJoin}). */
-        boolean blocking;
         /** --clients allsum: every rank's join through this process's one HttpAllsumClient, as a worker joins. */
         HttpAllsumClient allsum;
-        private final Map<Integer, BlockingJoin> blockingJoins = new ConcurrentHashMap<>();
 
         Session(Supplier<HttpClient> newClient, boolean clientPerRank, ExecutorService threads, String base,
                 String token, Backend backend, int joinWaitSeconds, Duration roundTimeout, boolean acceptGzip,
@@ -361,7 +353,6 @@ public final class RendezvousBenchmark implements Callable<Integer> {
 
         @Override
         public void close() {
-            blockingJoins.values().forEach(BlockingJoin::close);
             if (allsum != null) {
                 allsum.close();
             }
@@ -547,9 +538,6 @@ public final class RendezvousBenchmark implements Callable<Integer> {
          */
         Answer joinUntilComplete(String group, int rank, byte[] body, JoinRequest request, long deadline)
                 throws Exception {
-            if (blocking) {
-                return joinBlocking(group, rank, body, deadline);
-            }
             if (allsum != null) {
                 RankView view = allsum.joinRank(request, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
                 // Kept as read: writing it back to JSON here cost each fresh client process a serializer's
@@ -597,31 +585,6 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     if (!String.valueOf(e.getMessage()).contains("no bytes")) {
                         throw new IOException("join of rank " + rank + " to " + group + " failed: " + e, e);
                     }
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("join of rank " + rank + " to " + group + " did not complete in time");
-                }
-                Thread.sleep(RETRY_PAUSE);
-            }
-        }
-
-        private Answer joinBlocking(String group, int rank, byte[] body, long deadline) throws Exception {
-            BlockingJoin connection = blockingJoins.computeIfAbsent(rank, r -> new BlockingJoin(URI.create(base)));
-            String path = URI.create(base).getRawPath() + Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "="
-                    + joinWaitSeconds + "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK;
-            int timeout = (int) Duration.ofSeconds(joinWaitSeconds).plus(roundTimeout).toMillis();
-            while (true) {
-                try {
-                    BlockingJoin.Reply r = connection.post(path, authorization, body, timeout);
-                    if (r.status() == 200) {
-                        return new Answer(rank, System.nanoTime(), r.crc(), r.length(), r.body());
-                    }
-                    if (r.status() != 202 && r.status() != 503) {
-                        throw new IllegalStateException("join of rank " + rank + " to " + group + " answered "
-                                + r.status() + ": " + new String(r.body(), StandardCharsets.UTF_8));
-                    }
-                } catch (java.net.ConnectException | java.io.EOFException e) {
-                    // a refused or closed connection: post again on a new one, as a worker would
                 }
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("join of rank " + rank + " to " + group + " did not complete in time");

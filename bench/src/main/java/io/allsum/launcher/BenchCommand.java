@@ -1,0 +1,30 @@
+package io.allsum.launcher;
+
+import io.allsum.bench.rendezvous.RendezvousBenchmark;
+import picocli.CommandLine;
+
+import java.io.PrintStream;
+
+/**
+ * The benchmarks as subcommands of the allsum command line ({@code bench-dispatch}, {@code bench-rendezvous}): the
+ * same parsing, error lines and exit codes as {@code allsum}, from the bench jar instead of the launcher's.
+ */
+public final class BenchCommand {
+
+    private BenchCommand() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine(System.out, System.err).execute(args));
+    }
+
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = AllsumCommand.commandLine(out, err);
+        cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
+        cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());
+        // picocli's setters reach only the subcommands added before them: allsum's settings again, now for these.
+        return cl.setOut(cl.getOut()).setErr(cl.getErr()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(cl.getParameterExceptionHandler())
+                .setExecutionExceptionHandler(cl.getExecutionExceptionHandler());
+    }
+}
