@@ -476,7 +476,10 @@ public final class AllsumCommand implements Callable<Integer> {
         }
         // Everything the server would refuse is refused here, before a single process starts.
         preflight(plan.ranks(), plan.backend());
-        checkCores(plan, Runtime.getRuntime().availableProcessors());
+        String sharing = coresWarning(plan, Runtime.getRuntime().availableProcessors());
+        if (sharing != null) {
+            progress.warn(sharing);
+        }
         sizeWarnings(jobSpec, plan.ranks()).forEach(progress::warn);
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
@@ -747,19 +750,19 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /**
      * CPU ranks beyond the cores share them (a warning); beyond {@link #MAX_RANKS_PER_CORE} per core their
-     * heartbeats starve and the run fails late, so it is refused before anything starts.
+     * heartbeats starve and the run fails late, so it is refused before anything starts. Returns the warning, or null.
      */
-    void checkCores(LocalPlan plan, int cores) {
+    String coresWarning(LocalPlan plan, int cores) {
         if (plan.backend() != Backend.RING || plan.ranks() <= cores) {
-            return;
+            return null;
         }
         if (plan.ranks() > MAX_RANKS_PER_CORE * cores) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--ranks " + plan.ranks() + " is more than "
                     + MAX_RANKS_PER_CORE + " CPU ranks per core on " + cores + " cores; use --ranks "
                     + MAX_RANKS_PER_CORE * cores + " or fewer");
         }
-        progress.warn("--ranks " + plan.ranks() + " on " + cores + " CPU cores: ranks share cores, so times are "
-                + "slower and start-up takes longer");
+        return "--ranks " + plan.ranks() + " on " + cores + " CPU cores: ranks share cores, so times are slower and "
+                + "start-up takes longer";
     }
 
     /** How many local ranks, on which backend and GPUs. */
