@@ -187,10 +187,10 @@ class AllsumCommandOptionsTest {
     @Test
     void sizesRoundedToWholeElementsAreWarnedAbout() {
         assertThat(AllsumCommand.sizeWarnings(parse("-b", "5", "-e", "1K").jobSpec(), 4))
-                .containsExactly("-b/--minbytes 5 runs as 4 B: sizes are whole float elements (4 B)");
+                .containsExactly("-b/--minbytes 5 runs as 4 B: sizes are whole float32 elements (4 B)");
         assertThat(AllsumCommand.sizeWarnings(parse("-b", "8", "-e", "1001", "--collective", "all_gather").jobSpec(), 3))
-                .containsExactly("-b/--minbytes 8 runs as 12 B: sizes are multiples of 12 B (one float element per rank)",
-                        "-e/--maxbytes 1001 is rounded down (sizes are multiples of 12 B (one float element per rank));"
+                .containsExactly("-b/--minbytes 8 runs as 12 B: sizes are multiples of 12 B (one float32 element per rank)",
+                        "-e/--maxbytes 1001 is rounded down (sizes are multiples of 12 B (one float32 element per rank));"
                                 + " the largest size is 756 B");
         assertThat(AllsumCommand.sizeWarnings(parse().jobSpec(), 4)).isEmpty();
     }
