@@ -191,7 +191,7 @@ class AllsumCommandOptionsTest {
         assertThat(AllsumCommand.sizeWarnings(parse("-b", "8", "-e", "1001", "--collective", "all_gather").jobSpec(), 3))
                 .containsExactly("-b/--minbytes 8 runs as 12 B: sizes are multiples of 12 B (one float32 element per rank)",
                         "-e/--maxbytes 1001 is rounded down (sizes are multiples of 12 B (one float32 element per rank));"
-                                + " the largest size is 756 B");
+                                + " the largest size is 504 B");
         assertThat(AllsumCommand.sizeWarnings(parse().jobSpec(), 4)).isEmpty();
     }
 
