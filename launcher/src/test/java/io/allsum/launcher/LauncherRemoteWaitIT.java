@@ -40,12 +40,16 @@ class LauncherRemoteWaitIT {
             URI uri = URI.create("http://127.0.0.1:" + port);
             new ServerProbe(uri).awaitHealthy(Deadline.in(Duration.ofSeconds(180)), () -> assertThat(server.isAlive())
                     .as("server log:%n%s", dir.resolve("server.log")).isTrue());
-            try (AllsumClient client = Clients.connect(uri, token)) {
-                // Rank 0 of 2 joins; rank 1 never does.
-                client.joinOnce(new JoinRequest("cluster", 0, 2, "it-rank-0", Backend.RING, null, "127.0.0.1:1",
-                        null, null), Duration.ofMillis(100));
-            }
-
+            // Rank 0 of 2 waits in its join (re-posting, as a worker does); rank 1 never comes.
+            AllsumClient client = Clients.connect(uri, token);
+            Thread.startVirtualThread(() -> {
+                try {
+                    client.join(new JoinRequest("cluster", 0, 2, "it-rank-0", Backend.RING, null, "127.0.0.1:1",
+                            null, null), Duration.ofSeconds(90));
+                } catch (RuntimeException e) {
+                    // The join ends when the test closes the client or its deadline passes.
+                }
+            });
             LauncherProcess.Started started = LauncherProcess.start(dir, "--server", uri.toString(), "--group",
                     "cluster", "--token", token, "-b", "8", "-e", "8");
             LauncherProcess.Result r = started.await(120);
@@ -58,6 +62,7 @@ class LauncherRemoteWaitIT {
             assertThat(lines.getLast()).isEqualTo("allsum: group 'cluster' was not complete within "
                     + "--wait-for-ranks 10 s; missing ranks [1]");
             assertThat(seconds).as("the default wait, not the 600 s --timeout").isLessThan(25);
+            client.close();
         } finally {
             LocalCluster.stop(List.of(server), Duration.ofSeconds(10));
         }
