@@ -49,7 +49,8 @@ import java.util.stream.IntStream;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the job succeeded with zero wrong elements",
                 "1:the job failed or found wrong elements, or the cluster could not run it",
-                "2:wrong options"},
+                "2:wrong options",
+                "130:interrupted (Ctrl-C); the rows measured before it are printed"},
         footerHeading = "%nWhat it prints, and when:%n",
         footer = {
                 "  stderr, as it happens (-q hides it): starting the server and N ranks, the",
@@ -69,6 +70,17 @@ public final class AllsumCommand implements Callable<Integer> {
 
     static final String VERSION = "0.1.0";
     static final String LOCAL_GROUP = "local";
+    /** How long --server waits for the group's missing ranks unless --wait-for-ranks says otherwise. */
+    static final Duration REMOTE_RANKS_WAIT = Duration.ofSeconds(10);
+    /** More local CPU ranks per core than this starve each other's heartbeats: refused. */
+    static final int MAX_RANKS_PER_CORE = 4;
+    /** Longer error messages are cut to one line of this length; the full text goes to the kept logs. */
+    static final int MAX_ERROR_CHARS = 300;
+    /** Set by the shutdown hook of {@link #main} on SIGINT or SIGTERM: the run ends as interrupted. */
+    static final java.util.concurrent.atomic.AtomicBoolean INTERRUPTED =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    /** How long the shutdown hook lets the run print its rows and its "interrupted" line. */
+    static final Duration INTERRUPT_GRACE = Duration.ofSeconds(8);
 
     @Spec
     CommandSpec spec;
@@ -152,6 +164,11 @@ public final class AllsumCommand implements Callable<Integer> {
             description = "Deadline of the whole run: start-up, joins and the job (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
+    @Option(names = "--wait-for-ranks", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long to wait for missing ranks of the group, e.g. 30s, 5m (default with --server: "
+                    + "10s, so that a group with a rank down fails at once; local runs: the --timeout).")
+    Duration waitForRanks;
+
     @Option(names = {"-a", "--average"}, paramLabel = "0|1|2|3", defaultValue = "1",
             description = "What the time column shows, as nccl-tests: 0 rank 0's time, 1 the average over ranks, "
                     + "2 the fastest rank's, 3 the slowest rank's (default ${DEFAULT-VALUE}).")
@@ -176,9 +193,33 @@ public final class AllsumCommand implements Callable<Integer> {
     private GroupStatus groupSeen;
     private Job jobSeen;
     private LocalPlan planned;
+    /** The table as it is printed: header once, rows as they come, footer at the end. */
+    private boolean headerPrinted;
+    /** The rows printed, under the chosen statistic: the table's footer and the JSON when the job has none. */
+    private final List<SizeResult> rowsMeasured = new ArrayList<>();
+    /** The local run's log folder, kept after a failure: where a long error's full text goes. */
+    private Path logDir;
 
     public static void main(String[] args) {
-        System.exit(execute(args, System.out, System.err));
+        java.util.concurrent.CountDownLatch reported = new java.util.concurrent.CountDownLatch(1);
+        // Ctrl-C: the run notices the flag at its next poll, prints what it measured and ends as interrupted;
+        // System.exit then waits for this hook, which waits (bounded) for that.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (reported.getCount() == 0) {
+                return;
+            }
+            INTERRUPTED.set(true);
+            try {
+                if (!reported.await(INTERRUPT_GRACE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    System.err.println("allsum: interrupted");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "allsum-interrupt"));
+        int exit = execute(args, System.out, System.err);
+        reported.countDown();
+        System.exit(exit);
     }
 
     /** Parses and runs; every failure becomes one line on {@code err} and an exit code. */
@@ -192,7 +233,11 @@ public final class AllsumCommand implements Callable<Integer> {
         cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> {
-            ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + " (see allsum --help)");
+            String hint = " (see allsum --help)";
+            if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+                hint = " (did you mean " + String.join(" or ", u.getSuggestions().stream().limit(3).toList()) + "?)";
+            }
+            ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + hint);
             return ExitCodes.USAGE;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
@@ -214,19 +259,29 @@ public final class AllsumCommand implements Callable<Integer> {
         try {
             validate();
             JobSpec jobSpec = jobSpec();
-            exit = server != null ? runRemote(jobSpec) : runLocal(jobSpec);
+            // One clock for the whole command, from the JVM's start, named as the user gave it.
+            Deadline deadline = Deadline.sinceProcessStart(Duration.ofSeconds(timeoutSeconds),
+                    "--timeout " + timeoutSeconds + " s");
+            exit = server != null ? runRemote(jobSpec, deadline) : runLocal(jobSpec, deadline);
             return exit;
-        } catch (LauncherException e) {
-            exit = e.exitCode();
-            error = oneLine(e.getMessage());
-            throw e;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
             error = oneLine(e.getMessage());
             throw e;
         } catch (RuntimeException e) {
-            error = e.getClass().getSimpleName() + ": " + oneLine(e.getMessage());
-            throw e;
+            if (INTERRUPTED.get()) {
+                // Whatever broke after Ctrl-C (a poll cut short, a child stopped by the hook) is the interrupt.
+                exit = ExitCodes.INTERRUPTED;
+                error = "interrupted";
+                printMeasuredFooter();
+                throw new LauncherException(ExitCodes.INTERRUPTED, "interrupted", e);
+            }
+            LauncherException le = e instanceof LauncherException l ? l : null;
+            exit = le != null ? le.exitCode() : ExitCodes.FAILED;
+            String message = le != null ? oneLine(e.getMessage())
+                    : e.getClass().getSimpleName() + ": " + oneLine(e.getMessage());
+            error = message;
+            throw new LauncherException(exit, shorten(message), e);
         } finally {
             if (jsonFile != null) {
                 writeJsonQuietly(exit, error);
@@ -235,6 +290,75 @@ public final class AllsumCommand implements Callable<Integer> {
                 writePlotQuietly();
             }
         }
+    }
+
+    /**
+     * The message as one line of at most {@link #MAX_ERROR_CHARS}: a longer one is cut, and its full text is written
+     * to the kept log folder (a local run) or is in --json.
+     */
+    String shorten(String message) {
+        if (message.length() <= MAX_ERROR_CHARS) {
+            return message;
+        }
+        String where = jsonFile != null ? "full text in " + jsonFile : null;
+        if (logDir != null && Files.isDirectory(logDir)) {
+            Path file = logDir.resolve("allsum-error.txt");
+            try {
+                Files.writeString(file, message + System.lineSeparator());
+                where = "full text in " + file;
+            } catch (IOException e) {
+                // The cut line still names the cause; the full text is a courtesy.
+            }
+        }
+        return message.substring(0, MAX_ERROR_CHARS - 3) + "..." + (where == null ? "" : " (" + where + ")");
+    }
+
+    /** After an interrupt: the footer over the rows printed so far (nothing when none was). */
+    private void printMeasuredFooter() {
+        if (!headerPrinted || jobSeen == null) {
+            return;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(ResultTable.footer(withRows(jobSeen, rowsMeasured)));
+        out.flush();
+    }
+
+    /** {@code job} with {@code rows} as its results (the footer and JSON of a job the server has no rows for). */
+    private static Job withRows(Job job, List<SizeResult> rows) {
+        return new Job(job.jobId(), job.group(), job.seq(), job.generation(), job.spec(), job.state(),
+                job.submittedAt(), job.dispatchedAt(), job.finishedAt(), job.dispatchLatencyMicros(),
+                job.reportedRanks(), job.failureReason(), List.copyOf(rows));
+    }
+
+    /** Throws as interrupted once Ctrl-C was pressed; waits call it between polls. */
+    private static void checkInterrupted() {
+        if (INTERRUPTED.get()) {
+            throw new LauncherException(ExitCodes.INTERRUPTED, "interrupted", null);
+        }
+    }
+
+    /**
+     * Warning lines for sizes that do not run as given: nccl-tests' rule, each size is rounded down to whole
+     * elements (one per rank for all-gather and reduce-scatter).
+     */
+    static List<String> sizeWarnings(JobSpec spec, int worldSize) {
+        JobSpec s = spec.withDefaults();
+        List<Long> sizes = s.sizes(worldSize);
+        long granule = s.granule(worldSize);
+        if (sizes.isEmpty()) {
+            return List.of();
+        }
+        String unit = granule == s.dtype().bytes() ? "whole " + s.dtype() + " elements (" + granule + " B)"
+                : "multiples of " + granule + " B (one " + s.dtype() + " element per rank)";
+        List<String> warnings = new ArrayList<>();
+        if (s.minBytes() > 0 && s.minBytes() % granule != 0) {
+            warnings.add("-b/--minbytes " + s.minBytes() + " runs as " + sizes.getFirst() + " B: sizes are " + unit);
+        }
+        if (s.maxBytes() % granule != 0 && s.maxBytes() > s.minBytes()) {
+            warnings.add("-e/--maxbytes " + s.maxBytes() + " is rounded down (sizes are " + unit + "); the largest "
+                    + "size is " + sizes.getLast() + " B");
+        }
+        return warnings;
     }
 
     /** The job the options describe. */
@@ -285,6 +409,10 @@ public final class AllsumCommand implements Callable<Integer> {
         }
         if (stepFactor < 1) {
             problems.add("-f/--stepfactor must be at least 1");
+        } else if (stepFactor == 1 && minBytes != maxBytes) {
+            // nccl-tests steps linearly (-i) when the factor is 1; allsum's sweep only multiplies.
+            problems.add("-f/--stepfactor 1 would run only -b/--minbytes: allsum has no linear step (nccl-tests' -i);"
+                    + " use -f 2 or more, or -b equal to -e for one size");
         }
         if (iterations < 1) {
             problems.add("-n/--iters must be at least 1");
@@ -294,6 +422,9 @@ public final class AllsumCommand implements Callable<Integer> {
         }
         if (check != 0 && check != 1) {
             problems.add("-c/--check must be 0 or 1");
+        }
+        if (waitForRanks != null && (waitForRanks.isNegative() || waitForRanks.isZero())) {
+            problems.add("--wait-for-ranks must be positive");
         }
         if (timeoutSeconds < 1) {
             problems.add("--timeout must be at least 1 second");
@@ -327,13 +458,17 @@ public final class AllsumCommand implements Callable<Integer> {
         }
     }
 
-    private int runLocal(JobSpec jobSpec) {
-        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+    private int runLocal(JobSpec jobSpec, Deadline deadline) {
         LocalPlan plan = LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
         planned = plan;
         runMode = "local";
         // Everything the server would refuse is refused here, before a single process starts.
         preflight(plan.ranks(), plan.backend());
+        String sharing = coresWarning(plan, Runtime.getRuntime().availableProcessors());
+        if (sharing != null) {
+            progress.warn(sharing);
+        }
+        sizeWarnings(jobSpec, plan.ranks()).forEach(progress::warn);
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
         String groupName = group != null ? group : LOCAL_GROUP;
@@ -344,19 +479,24 @@ public final class AllsumCommand implements Callable<Integer> {
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
                 new LocalCluster.Options(aot, keep));
         runServer = cluster.serverUri();
+        logDir = cluster.logDir();
+        Runnable whileWaiting = () -> {
+            checkInterrupted();
+            cluster.checkAlive();
+        };
         if (cluster.recordsAotCaches()) {
             progress.event("first run after a build: the server and rank 0 record AOT caches for the next runs");
         }
         boolean succeeded = false;
         try {
             progress.event("logs in " + cluster.logDir() + " (kept only on failure or with --keep)");
-            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
+            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, whileWaiting);
             phase("serverHealthy");
             progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s", phases.get("serverHealthy"),
                     cluster.serverUri()));
             try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
-                JobSession session = new JobSession(client, groupName, cluster::checkAlive, progress);
-                runJob(session, jobSpec, deadline, true, rank -> cluster.workers().stream()
+                JobSession session = new JobSession(client, groupName, whileWaiting, progress);
+                runJob(session, jobSpec, deadline, waitForRanks, true, rank -> cluster.workers().stream()
                         .filter(c -> c.rank() == rank).map(c -> c.process().pid()).findFirst().orElse(null));
             }
             int exit = report("local");
@@ -371,6 +511,7 @@ public final class AllsumCommand implements Callable<Integer> {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+                checkInterrupted();
                 throw new LauncherException("the kept server exited; logs in " + cluster.logDir());
             }
             return exit;
@@ -378,12 +519,12 @@ public final class AllsumCommand implements Callable<Integer> {
             if (cluster.recordsAotCaches() && succeeded) {
                 progress.event("stopping; the recording JVMs write their AOT caches (once per build)");
             }
-            cluster.close(succeeded && !keep, succeeded && !keep);
+            // A failed run stops its children within what is left of the deadline (at once when it passed).
+            cluster.close(succeeded && !keep, succeeded && !keep, deadline.remainingAtMost(LocalCluster.STOP_GRACE));
         }
     }
 
-    private int runRemote(JobSpec jobSpec) {
-        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+    private int runRemote(JobSpec jobSpec, Deadline deadline) {
         runMode = "remote";
         runServer = server;
         // What does not depend on the group is refused before any request.
@@ -394,21 +535,28 @@ public final class AllsumCommand implements Callable<Integer> {
         }
         phase("serverHealthy");
         try (AllsumClient client = Clients.connect(server, token)) {
-            JobSession session = new JobSession(client, group, () -> { }, progress);
-            runJob(session, jobSpec, deadline, false, rank -> null);
+            JobSession session = new JobSession(client, group, AllsumCommand::checkInterrupted, progress);
+            runJob(session, jobSpec, deadline, waitForRanks != null ? waitForRanks : REMOTE_RANKS_WAIT, false,
+                    rank -> null);
             return report("remote");
         }
     }
 
-    private void runJob(JobSession session, JobSpec jobSpec, Deadline deadline, boolean groupMayBeNew,
-                        java.util.function.IntFunction<Long> pidOfRank) {
-        GroupStatus status = session.awaitComplete(deadline, groupMayBeNew);
+    /** {@code ranksWait}: how long the group may miss ranks (null: as long as the deadline allows). */
+    private void runJob(JobSession session, JobSpec jobSpec, Deadline deadline, Duration ranksWait,
+                        boolean groupMayBeNew, java.util.function.IntFunction<Long> pidOfRank) {
+        Deadline joined = ranksWait == null ? deadline
+                : deadline.earlier(Deadline.in(ranksWait, "--wait-for-ranks " + DurationConverter.describe(ranksWait)));
+        GroupStatus status = session.awaitComplete(joined, groupMayBeNew);
         groupSeen = status;
         phase("groupComplete");
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' in %.1f s (generation %d, %s)",
                 status.worldSize(), status.group(), phases.get("groupComplete"), status.generation(), status.backend()));
         // The group's size and backend are known now: refuse what its server would, with the option's name.
         preflight(status.worldSize(), status.backend());
+        if (server != null) {
+            sizeWarnings(jobSpec, status.worldSize()).forEach(progress::warn);
+        }
         List<ResultTable.RankLine> rankLines = new ArrayList<>();
         List<MemberStatus> members = status.members() == null ? List.of() : status.members();
         for (MemberStatus m : members) {
@@ -434,10 +582,21 @@ public final class AllsumCommand implements Callable<Integer> {
         Outcome o = outcome;
         Job job = statistic().apply(o.job(), o.worldSize());
         List<SizeResult> rows = job.results() == null ? List.of() : job.results();
+        if (rows.isEmpty() && !rowsMeasured.isEmpty()) {
+            // A failed job has no rows on the server: the footer covers those measured and printed.
+            job = withRows(job, rowsMeasured);
+            rows = job.results();
+        }
         PrintWriter out = spec.commandLine().getOut();
-        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED) {
-            // The job's rows under the chosen statistic (-a), from each rank's time in the server's result.
-            out.print(ResultTable.format(job, o.backend(), o.worldSize(), o.ranks(), statistic()));
+        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED || headerPrinted) {
+            // Rows streamed while the job ran are not printed twice; the server's final rows are the rest.
+            for (int i = rowsMeasured.size(); i < rows.size(); i++) {
+                printRow(job.spec(), o.backend(), o.worldSize(), o.ranks(), rows.get(i));
+            }
+            if (!headerPrinted) {
+                out.print(ResultTable.header(job.spec(), o.backend(), o.worldSize(), o.ranks(), statistic()));
+            }
+            out.print(ResultTable.footer(job));
             out.flush();
         }
         if (job.state() != JobState.SUCCEEDED) {
@@ -451,6 +610,21 @@ public final class AllsumCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
+    /** One row on stdout at once (the header first, once), under the chosen time statistic. */
+    private void printRow(JobSpec jobSpec, String backendName, int worldSize, List<ResultTable.RankLine> ranks,
+                          SizeResult raw) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (!headerPrinted) {
+            out.print(ResultTable.header(jobSpec, backendName, worldSize, ranks, statistic()));
+            headerPrinted = true;
+        }
+        SizeResult row = statistic().apply(raw, jobSpec.withDefaults().op(), worldSize);
+        out.println(ResultTable.row(jobSpec, row));
+        out.flush();
+        progress.printed();
+        rowsMeasured.add(row);
+    }
+
     TimeStatistic statistic() {
         return TimeStatistic.fromCode(average);
     }
@@ -460,7 +634,8 @@ public final class AllsumCommand implements Callable<Integer> {
         try {
             Job job = jobSeen == null ? null : statistic().apply(jobSeen,
                     groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1);
-            List<SizeResult> sizes = job == null || job.results() == null ? List.of() : job.results();
+            List<SizeResult> sizes = job == null || job.results() == null || job.results().isEmpty()
+                    ? List.copyOf(rowsMeasured) : job.results();
             Double avgBusBw = sizes.isEmpty() ? null
                     : sizes.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
             String backendName = groupSeen != null ? String.valueOf(groupSeen.backend())
@@ -483,8 +658,9 @@ public final class AllsumCommand implements Callable<Integer> {
         try {
             int world = groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1;
             Job job = jobSeen == null ? null : statistic().apply(jobSeen, world);
-            List<SizeResult> rows = job == null || job.results() == null ? List.of() : job.results();
-            if (rows.isEmpty()) {
+            List<SizeResult> rows = job == null || job.results() == null || job.results().isEmpty()
+                    ? List.copyOf(rowsMeasured) : job.results();
+            if (rows.isEmpty() || job == null) {
                 progress.warn("--plot " + plotFile + ": the run measured no size, nothing plotted");
                 return;
             }
@@ -546,6 +722,23 @@ public final class AllsumCommand implements Callable<Integer> {
 
     static String oneLine(String message) {
         return message == null ? "" : message.replaceAll("\\s*\\R\\s*", "; ").strip();
+    }
+
+    /**
+     * CPU ranks beyond the cores share them (a warning); beyond {@link #MAX_RANKS_PER_CORE} per core their
+     * heartbeats starve and the run fails late, so it is refused before anything starts. Returns the warning, or null.
+     */
+    String coresWarning(LocalPlan plan, int cores) {
+        if (plan.backend() != Backend.RING || plan.ranks() <= cores) {
+            return null;
+        }
+        if (plan.ranks() > MAX_RANKS_PER_CORE * cores) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--ranks " + plan.ranks() + " is more than "
+                    + MAX_RANKS_PER_CORE + " CPU ranks per core on " + cores + " cores; use --ranks "
+                    + MAX_RANKS_PER_CORE * cores + " or fewer");
+        }
+        return "--ranks " + plan.ranks() + " on " + cores + " CPU cores: ranks share cores, so times are slower and "
+                + "start-up takes longer";
     }
 
     /** How many local ranks, on which backend and GPUs. */

@@ -38,6 +38,7 @@ public final class JobSession {
      */
     public GroupStatus awaitComplete(Deadline deadline, boolean groupMayBeNew) {
         GroupStatus last = null;
+        long start = System.nanoTime();
         while (true) {
             aliveCheck.run();
             try {
@@ -54,9 +55,16 @@ public final class JobSession {
                 progress.status("waiting for the first rank to join");
             }
             if (deadline.passed()) {
-                throw new LauncherException("group '" + group + "' was not complete in time"
+                throw new LauncherException("group '" + group + "' was not complete " + deadline.within()
                         + (last == null ? " (no rank joined)" : "; missing ranks " + last.missingRanks()
                         + (last.failureReason() == null ? "" : "; " + last.failureReason())));
+            }
+            if (progress.noteDue()) {
+                long waited = Math.round((System.nanoTime() - start) / 1e9);
+                progress.event(last == null
+                        ? String.format(Locale.ROOT, "waiting for the first rank of group '%s', %d s", group, waited)
+                        : String.format(Locale.ROOT, "waiting for ranks %s of group '%s' (generation %d), %d s",
+                        last.missingRanks(), group, last.generation(), waited));
             }
             deadline.sleep(POLL);
         }
@@ -79,6 +87,7 @@ public final class JobSession {
     public Job follow(Job submitted, Deadline deadline, java.util.function.Consumer<Job> onPoll) {
         Job job = submitted;
         var lastState = job.state();
+        long start = System.nanoTime();
         progress.event("job " + job.jobId() + " submitted (" + job.state() + ")");
         while (!job.state().isFinal()) {
             try {
@@ -89,8 +98,8 @@ public final class JobSession {
             }
             if (deadline.passed()) {
                 cancelQuietly(job);
-                throw new LauncherException("job " + job.jobId() + " did not finish in time (state " + job.state()
-                        + ", reported ranks " + job.reportedRanks() + ")");
+                throw new LauncherException("job " + job.jobId() + " did not finish " + deadline.within() + " (state "
+                        + job.state() + ", reported ranks " + job.reportedRanks() + ")");
             }
             deadline.sleep(POLL);
             try {
@@ -105,6 +114,10 @@ public final class JobSession {
                 lastState = job.state();
             }
             progress.status("job " + job.jobId() + " " + job.state());
+            if (progress.noteDue()) {
+                progress.event(String.format(Locale.ROOT, "waiting for job %s (%s; ranks reported: %s), %d s",
+                        job.jobId(), job.state(), job.reportedRanks(), Math.round((System.nanoTime() - start) / 1e9)));
+            }
         }
         progress.done();
         return job;

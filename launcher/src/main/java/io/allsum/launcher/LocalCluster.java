@@ -57,7 +57,7 @@ public final class LocalCluster implements AutoCloseable {
     private final List<Child> workers = new ArrayList<>();
     private Child server;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook = new Thread(() -> stopAll(false), "allsum-local-cluster-stop");
+    private final Thread shutdownHook = new Thread(() -> stopAll(false, STOP_GRACE), "allsum-local-cluster-stop");
 
     private LocalCluster(String group, String token, URI serverUri, Path logDir) {
         this.group = group;
@@ -267,7 +267,12 @@ public final class LocalCluster implements AutoCloseable {
      * shutdown takes on a busy machine. JVMs recording an AOT cache always get SIGTERM and time to write it.
      */
     public void close(boolean deleteLogs, boolean afterSuccess) {
-        stopAll(afterSuccess);
+        close(deleteLogs, afterSuccess, STOP_GRACE);
+    }
+
+    /** As {@link #close(boolean, boolean)}; children that need no recording grace get at most {@code grace}. */
+    public void close(boolean deleteLogs, boolean afterSuccess, Duration grace) {
+        stopAll(afterSuccess, grace);
         if (deleteLogs) {
             deleteRecursively(logDir);
         }
@@ -278,7 +283,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private void stopAll(boolean quick) {
+    private void stopAll(boolean quick, Duration grace) {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -293,11 +298,11 @@ public final class LocalCluster implements AutoCloseable {
         // Only a run whose job succeeded records a cache worth keeping (one cut short would cover start-up only).
         List<Process> recorders = quick ? recordings.stream().map(r -> r.child().process()).toList() : List.of();
         List<Process> others = workers.stream().map(Child::process).filter(p -> !recorders.contains(p)).toList();
-        stop(others, quick ? Duration.ZERO : STOP_GRACE);
+        stop(others, quick ? Duration.ZERO : grace);
         stop(workers.stream().map(Child::process).filter(recorders::contains).toList(), RECORDING_GRACE);
         if (server != null) {
             boolean recording = recorders.contains(server.process());
-            stop(List.of(server.process()), recording ? RECORDING_GRACE : quick ? Duration.ZERO : STOP_GRACE);
+            stop(List.of(server.process()), recording ? RECORDING_GRACE : quick ? Duration.ZERO : grace);
         }
         for (Recording r : recordings) {
             if (!quick || r.child().process().isAlive() || r.child().process().exitValue() == 137) {

@@ -1,6 +1,7 @@
 package io.allsum.launcher;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -15,14 +16,25 @@ public final class Progress {
     private final boolean terminal;
     private final boolean quiet;
     private final long start = System.nanoTime();
+    private final Duration noteEvery;
+    private long lastLine = start;
     private int tick;
     private boolean lineOpen;
 
     public Progress(PrintStream err, boolean terminal, boolean quiet) {
+        this(err, terminal, quiet, NOTE_EVERY);
+    }
+
+    /** {@code noteEvery}: how long a wait may go without a lasting line before {@link #noteDue()} says so. */
+    Progress(PrintStream err, boolean terminal, boolean quiet, Duration noteEvery) {
         this.err = err;
         this.terminal = terminal;
         this.quiet = quiet;
+        this.noteEvery = noteEvery;
     }
+
+    /** A wait says what it waits for at least this often, so that no wait is silent. */
+    static final Duration NOTE_EVERY = Duration.ofSeconds(5);
 
     public static Progress toStderr(boolean quiet) {
         java.io.Console console = System.console();
@@ -37,6 +49,17 @@ public final class Progress {
         clearLine();
         err.printf(Locale.ROOT, "allsum: [%6.1fs] %s%n", elapsedSeconds(), message);
         err.flush();
+        lastLine = System.nanoTime();
+    }
+
+    /** Something lasting reached the user elsewhere (a table row on stdout). */
+    public synchronized void printed() {
+        lastLine = System.nanoTime();
+    }
+
+    /** Whether nothing lasting was printed for {@link #NOTE_EVERY}: a wait should then say what it waits for. */
+    public synchronized boolean noteDue() {
+        return System.nanoTime() - lastLine >= noteEvery.toNanos();
     }
 
     /** A lasting line that is shown even with --quiet: something went wrong beside the run's own error. */

@@ -41,13 +41,12 @@ public final class ServerProbe {
             return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LauncherException("interrupted");
+            throw new LauncherException(ExitCodes.INTERRUPTED, "interrupted", e);
         }
     }
 
     /** Polls until healthy; {@code whileWaiting} runs between probes (it throws when a child died). */
     public void awaitHealthy(Deadline deadline, Runnable whileWaiting) {
-        long start = System.nanoTime();
         String problem = "not asked yet";
         while (!deadline.passed()) {
             Duration wait = deadline.remainingAtMost(Duration.ofSeconds(2));
@@ -62,8 +61,7 @@ public final class ServerProbe {
             whileWaiting.run();
             deadline.sleep(Duration.ofMillis(50));
         }
-        throw new LauncherException(String.format(java.util.Locale.ROOT,
-                "the server at %s was not healthy within %.1f s (--timeout; last probe: %s)", health.resolve("/"),
-                (System.nanoTime() - start) / 1e9, problem));
+        throw new LauncherException("the server at " + health.resolve("/") + " was not healthy " + deadline.within()
+                + " (last probe: " + problem + ")");
     }
 }

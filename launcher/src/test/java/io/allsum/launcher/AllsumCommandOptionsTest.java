@@ -173,4 +173,75 @@ class AllsumCommandOptionsTest {
         assertThat(run("--help")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("-b, --minbytes", "--backend", "Exit codes");
     }
+
+    @Test
+    void aTypoOfAnOptionSuggestsTheNearestOne() {
+        int code = run("--rank", "3");
+
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        assertThat(stderr().lines().toList()).hasSize(1).first().asString()
+                .startsWith("allsum: ").contains("--rank").contains("did you mean --ranks");
+    }
+
+    @Test
+    void aStepFactorOfOneIsRefusedUnlessTheSweepIsOneSize() {
+        assertThat(run("-f", "1")).isEqualTo(ExitCodes.USAGE);
+        assertThat(stderr().lines().toList()).hasSize(1).first().asString().contains("-f/--stepfactor 1",
+                "no linear step");
+        assertThat(parse("-f", "1", "-b", "1K", "-e", "1K").jobSpec().stepFactor()).isEqualTo(1);
+    }
+
+    @Test
+    void sizesRoundedToWholeElementsAreWarnedAbout() {
+        assertThat(AllsumCommand.sizeWarnings(parse("-b", "5", "-e", "1K").jobSpec(), 4))
+                .containsExactly("-b/--minbytes 5 runs as 4 B: sizes are whole float32 elements (4 B)");
+        assertThat(AllsumCommand.sizeWarnings(parse("-b", "8", "-e", "1001", "--collective", "all_gather").jobSpec(), 3))
+                .containsExactly("-b/--minbytes 8 runs as 12 B: sizes are multiples of 12 B (one float32 element per rank)",
+                        "-e/--maxbytes 1001 is rounded down (sizes are multiples of 12 B (one float32 element per rank));"
+                                + " the largest size is 504 B");
+        assertThat(AllsumCommand.sizeWarnings(parse().jobSpec(), 4)).isEmpty();
+    }
+
+    @Test
+    void cpuRanksBeyondTheCoresAreWarnedAboutAndFarBeyondRefused() {
+        AllsumCommand command = parse();
+        var plan = new AllsumCommand.LocalPlan(io.allsum.model.Backend.RING, 3, java.util.List.of());
+
+        assertThat(command.coresWarning(plan, 2)).startsWith("--ranks 3 on 2 CPU cores: ranks share cores");
+        assertThat(command.coresWarning(plan, 4)).isNull();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> command.coresWarning(
+                        new AllsumCommand.LocalPlan(io.allsum.model.Backend.RING, 9, java.util.List.of()), 2))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--ranks 9 is more than 4 CPU ranks per core on 2 cores; use --ranks 8 or fewer");
+    }
+
+    @Test
+    void farTooManyCpuRanksAreOneLineAndExitTwoBeforeAnythingStarts() {
+        int code = run("--backend", "ring", "--ranks", "100000", "-q");
+
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        assertThat(stderr().lines().toList()).hasSize(1).first().asString()
+                .startsWith("allsum: --ranks 100000 is more than 4 CPU ranks per core");
+    }
+
+    @Test
+    void waitForRanksTakesADuration() {
+        assertThat(parse("--wait-for-ranks", "30").waitForRanks).isEqualTo(java.time.Duration.ofSeconds(30));
+        assertThat(parse("--wait-for-ranks", "2m").waitForRanks).isEqualTo(java.time.Duration.ofMinutes(2));
+        assertThat(parse("--wait-for-ranks", "500ms").waitForRanks).isEqualTo(java.time.Duration.ofMillis(500));
+        assertThat(parse("--wait-for-ranks", "PT5S").waitForRanks).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(run("--wait-for-ranks", "soon")).isEqualTo(ExitCodes.USAGE);
+        assertThat(stderr()).contains("'soon' is not a duration");
+        assertThat(DurationConverter.describe(java.time.Duration.ofSeconds(90))).isEqualTo("90 s");
+        assertThat(DurationConverter.describe(java.time.Duration.ofMinutes(2))).isEqualTo("2 min");
+    }
+
+    @Test
+    void aLongErrorIsCutToOneShortLineNamingWhereTheFullTextIs() {
+        String cut = parse("--json", "run.json").shorten("rank 3 missed heartbeats; ".repeat(70));
+
+        assertThat(cut).hasSizeLessThan(AllsumCommand.MAX_ERROR_CHARS + 40).startsWith("rank 3 missed heartbeats")
+                .endsWith("... (full text in run.json)");
+        assertThat(parse().shorten("short")).isEqualTo("short");
+    }
 }

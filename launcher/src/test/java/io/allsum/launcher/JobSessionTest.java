@@ -121,4 +121,17 @@ class JobSessionTest {
         assertThatThrownBy(() -> new JobSession(refusing, "g", () -> { }, progress).submit(JobSpec.allSum(8)))
                 .hasMessageContaining("the server refused the job").hasMessageNotContaining("\n");
     }
+
+    @Test
+    void awaitCompleteSaysEveryFewSecondsWhichRanksItWaitsFor() {
+        Progress noting = new Progress(new PrintStream(err, true, StandardCharsets.UTF_8), false, false,
+                Duration.ofMillis(100));
+        client.statuses.add(() -> status(GenerationState.JOINING, List.of(0), List.of(1, 2)));
+
+        assertThatThrownBy(() -> new JobSession(client, "g", () -> { }, noting)
+                .awaitComplete(Deadline.in(Duration.ofMillis(450), "--wait-for-ranks 450 ms"), false))
+                .hasMessage("group 'g' was not complete within --wait-for-ranks 450 ms; missing ranks [1, 2]");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("waiting for ranks [1, 2] of group 'g' (generation 1), 0 s");
+    }
 }

@@ -26,20 +26,17 @@ class LauncherErrorsIT {
     }
 
     @Test
-    void aTimeoutShorterThanTheStartUpIsATimeoutLineNotACrash() throws Exception {
-        LauncherProcess.Result r = LauncherProcess.run(dir, 120, "--ranks", "1", "--timeout", "2", "-q");
+    void aTimeoutThatCannotBeMetEndsWithinASecondOfItNamingTheUsersValue() throws Exception {
+        LauncherProcess.Started started = LauncherProcess.start(dir, "--ranks", "1", "--timeout", "3", "-q");
+        LauncherProcess.Result r = started.await(120);
+        double seconds = (System.nanoTime() - started.startNanos()) / 1e9;
 
         assertThat(r.exitCode()).as("stderr:%n%s", r.stderr()).isEqualTo(ExitCodes.FAILED);
-        // Most often the local server is not up within 2 s; with the AOT caches a first ./allsum run records it can
-        // be (0.9 s), and then the group's forming or the job runs out of the same deadline. Whichever phase it is:
-        // one timeout line naming it, not a crash.
+        // One clock from the command's start: whichever phase it cut short, the line names --timeout as given.
         assertThat(r.stderrLines()).hasSize(1).first().asString()
                 .doesNotContain("PT0S", "IllegalArgumentException")
-                .satisfiesAnyOf(
-                        line -> assertThat(line).startsWith("allsum: the server at http://127.0.0.1:")
-                                .contains("was not healthy within", "--timeout"),
-                        line -> assertThat(line).startsWith("allsum: group 'local' was not complete in time"),
-                        line -> assertThat(line).startsWith("allsum: job ").contains("did not finish in time"));
+                .startsWith("allsum: ").contains("within --timeout 3 s");
+        assertThat(seconds).as("exit after the 3 s deadline").isLessThan(4.0);
     }
 
     @Test

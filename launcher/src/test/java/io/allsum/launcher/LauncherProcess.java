@@ -27,7 +27,29 @@ final class LauncherProcess {
         return path;
     }
 
+    /** A launcher process started in the background; its output goes to files in its work folder. */
+    record Started(Process process, Path stdout, Path stderr, long startNanos) {
+        String stdoutSoFar() throws IOException {
+            return Files.readString(stdout, StandardCharsets.UTF_8);
+        }
+
+        Result await(long deadlineSeconds) throws IOException, InterruptedException {
+            if (!process.waitFor(deadlineSeconds, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                throw new AssertionError("allsum did not exit within " + deadlineSeconds + " s; stderr so far:\n"
+                        + Files.readString(stderr));
+            }
+            return new Result(process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
+                    Files.readString(stderr, StandardCharsets.UTF_8));
+        }
+    }
+
     static Result run(Path workDir, long deadlineSeconds, String... args) throws IOException, InterruptedException {
+        return start(workDir, args).await(deadlineSeconds);
+    }
+
+    static Started start(Path workDir, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessLayout.currentJava().toString());
         command.add("-jar");
@@ -40,15 +62,8 @@ final class LauncherProcess {
         // The test decides the layout: never a distribution that happens to be installed on the machine.
         pb.environment().remove("ALLSUM_HOME");
         pb.environment().remove("ALLSUM_TOKEN");
-        Process p = pb.start();
-        if (!p.waitFor(deadlineSeconds, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            throw new AssertionError("allsum " + String.join(" ", args) + " did not exit within " + deadlineSeconds
-                    + " s; stderr so far:\n" + Files.readString(err));
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        long start = System.nanoTime();
+        return new Started(pb.start(), out, err, start);
     }
 
     private LauncherProcess() {

@@ -76,13 +76,19 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 validation != null ? validation.withDefaults() : null);
     }
 
+    /** The step every size is rounded down to: one element, or one per rank for all-gather and reduce-scatter. */
+    public long granule(int worldSize) {
+        JobSpec s = withDefaults();
+        return (long) s.dtype().bytes() * s.op().granuleElements(worldSize);
+    }
+
     /**
      * The sizes of the sweep in bytes, after defaults: each rounded down to a whole number of elements (and, for
      * all-gather and reduce-scatter, to a multiple of worldSize elements), duplicates dropped, as nccl-tests does.
      */
     public List<Long> sizes(int worldSize) {
         JobSpec s = withDefaults();
-        long granule = s.dtype().bytes() * s.op().granuleElements(worldSize);
+        long granule = granule(worldSize);
         List<Long> out = new ArrayList<>();
         long start = s.minBytes();
         if (start <= 0) {
