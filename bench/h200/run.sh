@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ab_rdv ab_start ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -101,7 +101,8 @@ part_ringab() { # CPU: the ring benchmark of an older build (RING_OLD_JAR: its w
 # the repo root here, so such a server never started); a server that is not up in 120 s ends the part with its log.
 rdv_server() {
   local port=$1 log=$2 opts=${RDV_SERVER_OPTS:-${ALLSUM_JAVA_OPTS:-}}; shift 2
-  ALLSUM_JAVA_OPTS="${opts//@conf\//@$ALLSUM_HOME/conf/}" allsum-server --server.port=$port "$@" > "$log" 2>&1 &
+  local home=${RDV_SERVER_HOME:-$ALLSUM_HOME}
+  ALLSUM_JAVA_OPTS="${opts//@conf\//@$home/conf/}" $home/bin/allsum-server --server.port=$port "$@" > "$log" 2>&1 &
   rdv_pid=$!
   for _ in $(seq 240); do curl -fsS http://127.0.0.1:$port/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
   rdv_jpid=$(pgrep -f "server.port=$port" | head -1)
@@ -393,6 +394,46 @@ part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, nati
     echo "## rep $rep: JVM probe ${pin:-unpinned}"; $pin allsum-selfcheck --no-check --probe -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^#   [a-z]|^ +[0-9]'
   done; done
   unset CUDA_VISIBLE_DEVICES
+}
+
+# AB_DIST=tarball: another build's dist (e.g. main before a change), unpacked to /tmp/allsum-ab, for the ab_* parts.
+ab_home() {
+  local d=/tmp/allsum-ab
+  [ -x $d/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $d && tar -C $d -xJf "${AB_DIST:?AB_DIST names the other dist}"; }
+  [ -f $d/allsum-linux-x86_64/lib/worker.aot ] || ALLSUM_HOME=$d/allsum-linux-x86_64 $d/allsum-linux-x86_64/bin/allsum-aot-train >&2
+  echo $d/allsum-linux-x86_64
+}
+
+part_ab_rdv() { # rendezvous with the server of AB_DIST and of this dist, alternating, the same bench clients; TCPStore once
+  local other rep; other=$(ab_home)
+  export RDV_RANKS=${RDV_RANKS:-1024,4096,16384}
+  for rep in $(seq ${REPS:-2}); do
+    for h in $other $ALLSUM_HOME; do
+      echo "#### rep $rep: server of $( [ $h = $ALLSUM_HOME ] && echo this || echo AB_DIST) dist"
+      RDV_SERVER_HOME=$h RDV_TCPSTORE=0 RDV_SETTLE=${RDV_SETTLE:-10} part_rdv
+    done
+  done
+  [ "${RDV_TCPSTORE:-1}" = 0 ] || { echo "## TCPStore (bench/rendezvous/tcpstore_bench.py), ${RDV_PROCS:-16} client processes"
+    ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $RDV_RANKS --procs ${RDV_PROCS:-16} --rounds ${RDV_ROUNDS:-5}; }
+}
+
+part_ab_start() { # AB_DIST's and this dist's allsum, alternating: cold start to the first all-sum on one GPU, then the
+  # default CPU job (4 ring ranks, 8 B .. 64 MiB) on 2 pinned cores against the same sweep with PyTorch Gloo
+  local other i h; other=$(ab_home)
+  export CUDA_VISIBLE_DEVICES=0
+  for h in $other $ALLSUM_HOME; do quiet $h/bin/allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q; done
+  for i in 1 2 3; do for h in $other $ALLSUM_HOME; do
+    echo "## cold start $i, $( [ $h = $ALLSUM_HOME ] && echo this || echo AB_DIST) dist"
+    first_done "succeeded (" $h/bin/allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0
+  done; echo "## torch cold start $i"; first_done "TORCH_COLD" python3 bench/h200/torch_cold_start.py; done
+  unset CUDA_VISIBLE_DEVICES
+  for i in 1 2; do
+    for h in $other $ALLSUM_HOME; do
+      echo "## 2 cores, allsum default job $i, $( [ $h = $ALLSUM_HOME ] && echo this || echo AB_DIST) dist"
+      secs taskset -c 0,1 $h/bin/allsum --backend ring -q > /dev/null
+    done
+    echo "## 2 cores, gloo_sweep.py 4, $i"; secs taskset -c 0,1 python3 bench/startup/gloo_sweep.py 4 > /dev/null
+  done
 }
 
 for part in "$@"; do
