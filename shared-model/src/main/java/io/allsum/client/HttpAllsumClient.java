@@ -24,7 +24,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.ProtocolException;
 import java.net.URI;
@@ -33,6 +32,8 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.nio.ByteBuffer;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +45,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -435,8 +438,8 @@ public final class HttpAllsumClient implements AllsumClient {
             head.set(info);
             long declared = info.headers().firstValueAsLong("Content-Length").orElse(-1);
             if (declared > limit) {
-                throw new UncheckedIOException(new AnswerTooLarge(answerFrom(method, path) + " declares "
-                        + declared + " bytes, above the limit of " + ByteSize.format(limit)));
+                return refused(new AnswerTooLarge(answerFrom(method, path) + " declares " + declared
+                        + " bytes, above the limit of " + ByteSize.format(limit)));
             }
             return HttpResponse.BodySubscribers.limiting(HttpResponse.BodySubscribers.ofByteArray(), limit);
         });
@@ -452,7 +455,7 @@ public final class HttpAllsumClient implements AllsumClient {
             future.cancel(true);
             throw e;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
+            Throwable cause = e.getCause();
             if (cause instanceof HttpTimeoutException timeout) {
                 throw timeout;
             }
@@ -472,7 +475,34 @@ public final class HttpAllsumClient implements AllsumClient {
                 response.headers());
     }
 
-    /** The answer's body past its limit: as sent, as declared, or as inflated. */
+    /** A body not to be read: cancelling its subscription at once closes the connection. */
+    private static BodySubscriber<byte[]> refused(IOException reason) {
+        return new BodySubscriber<>() {
+            @Override
+            public CompletionStage<byte[]> getBody() {
+                return CompletableFuture.failedFuture(reason);
+            }
+
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.cancel();
+            }
+
+            @Override
+            public void onNext(List<ByteBuffer> item) {
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+            }
+
+            @Override
+            public void onComplete() {
+            }
+        };
+    }
+
+    /** The answer's body past its limit, as declared. */
     private static final class AnswerTooLarge extends IOException {
         AnswerTooLarge(String message) {
             super(message);
