@@ -218,6 +218,39 @@ class HttpAllsumClientTest {
         assertThat(e.getCause()).isInstanceOf(java.net.ConnectException.class);
     }
 
+    @Test
+    void eachRetryIsLoggedWithItsAttemptAndCause() throws IOException {
+        int port = freePort();
+        HttpAllsumClient client = client(URI.create("http://127.0.0.1:" + port), FAST.withDeadline(Duration.ofMillis(300)));
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(HttpAllsumClient.class.getName());
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getLevel() + " " + java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try {
+            catchThrowableOfType(AllsumClientException.class, () -> client.status("g"));
+        } finally {
+            log.removeHandler(handler);
+        }
+
+        assertThat(lines).hasSizeGreaterThan(1);
+        assertThat(lines.getFirst()).matches("INFO GET http://127\\.0\\.0\\.1:" + port
+                + "/rendezvous/g failed \\(connection refused\\); retry 1 in \\d+ ms");
+        assertThat(lines.get(1)).contains("; retry 2 in ");
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {400, 404, 409, 410, 413, 429})
     void errorAnswersAreNotRetriedAndCarryTheProblemDetail(int status) throws IOException {
