@@ -138,11 +138,11 @@ part_rdvfresh() { # issue 15: the first rendezvous of freshly started processes,
   # A long-running server is warm: rounds with kept client processes first, unmeasured (the clients are what is cold).
   quiet allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks 1024,64,256,64 --rounds 10 \
     --procs 16 --clients allsum 2>/dev/null
-  # RDVF_OPTS: the client processes' JVM option of each variant (default: the answer warm-up on, then off); RDVF_HOLD:
+  # RDVF_OPTS: the client processes' JVM option of each variant (default: one variant, the JVM's defaults); RDVF_HOLD:
   # seconds the parked joins wait before the last rank posts (the TCPStore reference waits 0.2 s before it publishes).
   local opt
   for rep in $(seq ${REPS:-2}); do
-    for opt in ${RDVF_OPTS:--Dallsum.client.answerWarmUp=true -Dallsum.client.answerWarmUp=false}; do
+    for opt in ${RDVF_OPTS:--Xshare:auto}; do
       echo "## rep $rep: allsum bench-rendezvous --fresh --clients allsum, $opt, $procs processes, hold ${RDVF_HOLD:-0} s"
       allsum bench-rendezvous --server http://127.0.0.1:$port --token "$ALLSUM_TOKEN" --ranks $ranks --rounds $rounds \
         --procs $procs --fresh --clients allsum --child-java-option=$opt --join-wait 120 \

@@ -17,8 +17,8 @@ import java.util.zip.CRC32;
  * answer read by the rank's own platform thread on a blocking socket, as TCPStore's clients do: no selector thread
  * and no hand-off between the answer's arrival and the rank holding it. It measures what the JDK HTTP client's
  * hand-offs cost (docs/benchmarks.md, "The 64-rank time, taken apart"). HTTP/1.1 answers with a Content-Length only:
- * the compact rank view, which the server never compresses. The product's counterpart, with everything a worker
- * needs (chunked answers, interrupts, close), is HttpAllsumClient's BlockingHttp ({@code --clients allsum}).
+ * the compact rank view, which the server never compresses. The product's client, through the JDK's, is
+ * {@code --clients allsum}.
  */
 final class BlockingJoin implements AutoCloseable {
 
