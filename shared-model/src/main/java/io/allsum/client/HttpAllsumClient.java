@@ -532,7 +532,7 @@ public final class HttpAllsumClient implements AllsumClient {
 
     private void logRetry(String method, String path, int retry, Duration pause, String cause) {
         LOG.log(System.Logger.Level.INFO, "{0} {1}{2} {3}; retry {4} in {5} ms", method, baseUri, stripQuery(path),
-                cause, retry + 1, pause.toMillis());
+                cause, retry + 1, String.valueOf(pause.toMillis()));
     }
 
     private Duration retryPauseOrGiveUp(IOException e, String method, String path, int retry, long retryDeadline) {
