@@ -64,7 +64,7 @@ class FakeClient implements AllsumClient {
     }
 
     @Override
-    public JoinOutcome joinOnce(JoinRequest request, Duration wait) {
+    public JoinAnswer joinOnce(JoinRequest request, Duration wait) {
         throw new UnsupportedOperationException();
     }
 

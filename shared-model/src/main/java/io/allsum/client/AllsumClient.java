@@ -28,7 +28,7 @@ import java.util.Optional;
 public interface AllsumClient extends AutoCloseable {
 
     /** One join request: the completed group (200) or where it stands (202), waiting at most {@code wait} server-side. */
-    JoinOutcome joinOnce(JoinRequest request, Duration wait);
+    JoinAnswer joinOnce(JoinRequest request, Duration wait);
 
     /**
      * Joins and re-posts after each 202 until the generation completes or {@code deadline} passes.
@@ -103,7 +103,7 @@ public interface AllsumClient extends AutoCloseable {
     void close();
 
     /** The answer to one join: exactly one of {@code complete} and {@code pending} is set. */
-    record JoinOutcome(GroupView complete, JoinPending pending) {
+    record JoinAnswer(GroupView complete, JoinPending pending) {
         public boolean isComplete() {
             return complete != null;
         }

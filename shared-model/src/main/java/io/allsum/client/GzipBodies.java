@@ -26,14 +26,31 @@ public final class GzipBodies {
                 .isPresent();
     }
 
-    /** The body as sent when the answer is gzip-encoded, else the body unchanged. */
-    public static byte[] decode(byte[] body, HttpHeaders headers) throws IOException {
-        return isGzip(headers) ? inflate(body) : body;
+    /** The body as sent, whatever its size (for a benchmark's own answers). */
+    public static byte[] inflate(byte[] gzip) throws IOException {
+        return inflate(gzip, Integer.MAX_VALUE - 8);
     }
 
-    public static byte[] inflate(byte[] gzip) throws IOException {
+    /**
+     * The body as sent, read to at most {@code limit} bytes: a small body can inflate without end.
+     *
+     * @throws TooLarge when it inflates past {@code limit}
+     */
+    public static byte[] inflate(byte[] gzip, long limit) throws IOException {
+        int most = (int) Math.min(limit, Integer.MAX_VALUE - 8);
         try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzip), 16 * 1024)) {
-            return in.readAllBytes();
+            byte[] body = in.readNBytes(most);
+            if (in.read() >= 0) {
+                throw new TooLarge(most);
+            }
+            return body;
+        }
+    }
+
+    /** A gzip body that inflates past its limit. */
+    public static final class TooLarge extends IOException {
+        TooLarge(long limit) {
+            super("the gzip body inflates past " + limit + " bytes");
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.allsum.client;
 
 import io.allsum.model.Protocol;
+import io.allsum.model.format.ByteSize;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
@@ -31,30 +32,40 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.nio.ByteBuffer;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLException;
 
 /**
- * {@link AllsumClient} over HTTP/1.1 and Jackson 3. Thread-safe: one instance serves any number of concurrent calls,
- * each long-poll on its own connection. Long-polls (a join, the next job) over plain http are read by the waiting
- * thread itself ({@link BlockingHttp}); every other call, and every call over https, goes through the JDK's client.
+ * {@link AllsumClient} over the JDK's HTTP client (HTTP/1.1, http or https) and Jackson 3. Thread-safe: one instance
+ * serves any number of concurrent calls, each long-poll on its own connection.
+ *
+ * <p>Every answer ends within its call's HTTP timeout, body included, and its body, as sent and as inflated, within
+ * {@link #SMALL_ANSWER_LIMIT} or, where it holds a whole group's members or jobs, {@link #LARGE_ANSWER_LIMIT}; a
+ * body past either, or one that cannot be read, is an {@link AllsumClientException} at once ("Unreadable answer").
  *
  * <p>Connection errors (refused, connect timeout, connection closed before an answer) and 503 are retried with
  * {@link RetryPolicy}'s backoff (a 503's {@code Retry-After} wins) until the call's deadline; every other error
- * answer is thrown at once as an {@link AllsumClientException}. Request bodies are never logged nor put in
+ * answer is thrown at once as an {@link AllsumClientException}. Each retry is logged at INFO with its cause. Request bodies are never logged nor put in
  * exception messages, so rank 0's unique id cannot leak through this class.
  */
 public final class HttpAllsumClient implements AllsumClient {
@@ -65,6 +76,13 @@ public final class HttpAllsumClient implements AllsumClient {
     static final Duration MAX_JOIN_WAIT = Duration.ofSeconds(Protocol.DEFAULT_JOIN_WAIT_SECONDS);
     /** Added to a long-poll's server-side wait for its HTTP timeout: the server answers at {@code wait}. */
     static final Duration LONG_POLL_MARGIN = Duration.ofSeconds(10);
+    /** The most bytes of an answer without a member or job list: a rank view, a pending join, a job assignment. */
+    public static final long SMALL_ANSWER_LIMIT = 1L << 20;
+    /**
+     * The most bytes of a full view, a group's status or its jobs: a full view of 65,536 ranks (the largest world)
+     * with every member field at its length limit is 60.2 MiB; 16,384 ranks with workers' own fields are 2.2 MiB.
+     */
+    public static final long LARGE_ANSWER_LIMIT = 64L << 20;
     private static final int MAX_DETAIL_CHARS = 500;
     private static final int MAX_RANKS_IN_MESSAGE = 16;
     private static final System.Logger LOG = System.getLogger(HttpAllsumClient.class.getName());
@@ -76,8 +94,6 @@ public final class HttpAllsumClient implements AllsumClient {
     private final Duration requestTimeout;
     private final RetryPolicy retryPolicy;
     private final HttpClient http;
-    /** The long-polls' transport over plain http (null for https): the waiting thread reads its own answer. */
-    private final BlockingHttp longPolls;
     private final JsonMapper json = AllsumJson.mapper();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile String serverEpoch;
@@ -93,14 +109,12 @@ public final class HttpAllsumClient implements AllsumClient {
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
-                // The client's selector thread completes each response itself, and the caller (blocked in send)
-                // wakes: one thread hand-off fewer than through an executor. Every request here is a blocking send
-                // with a byte-array body, so nothing blocks that thread. A rendezvous of 256 ranks in 16 processes
-                // got every answer 15% sooner (docs/benchmarks.md, "The first answer").
+                // The client's selector thread completes each response itself, and the caller (blocked in get)
+                // wakes: one thread hand-off fewer than through an executor. Every body here is gathered into a
+                // byte array, so nothing blocks that thread. A rendezvous of 256 ranks in 16 processes got every
+                // answer 15% sooner (docs/benchmarks.md, "The first answer").
                 .executor(Runnable::run)
                 .build();
-        this.longPolls = baseUri.getScheme().equalsIgnoreCase("http")
-                ? new BlockingHttp(baseUri, b.connectTimeout) : null;
     }
 
     public static Builder builder(URI baseUri) {
@@ -118,7 +132,7 @@ public final class HttpAllsumClient implements AllsumClient {
     // ---------------------------------------------------------------- rendezvous
 
     @Override
-    public JoinOutcome joinOnce(JoinRequest request, Duration wait) {
+    public JoinAnswer joinOnce(JoinRequest request, Duration wait) {
         return joinOnce(request, wait, deadlineIn(retryPolicy.deadline()));
     }
 
@@ -143,7 +157,7 @@ public final class HttpAllsumClient implements AllsumClient {
         CachedView cached = views.get(group);
         boolean revalidate = cached != null && cached.view().generation() == generation;
         Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()),
-                revalidate ? cached.etag() : null);
+                revalidate ? cached.etag() : null, LARGE_ANSWER_LIMIT);
         if (answer.status() == 304 && revalidate) {
             return cached.view();
         }
@@ -187,9 +201,9 @@ public final class HttpAllsumClient implements AllsumClient {
         return Duration.ofSeconds(Math.max(1, seconds));
     }
 
-    private JoinOutcome joinOnce(JoinRequest request, Duration wait, long retryDeadline) {
+    private JoinAnswer joinOnce(JoinRequest request, Duration wait, long retryDeadline) {
         Joined<GroupView> joined = joinOnce(request, wait, retryDeadline, GroupView.class);
-        return new JoinOutcome(joined.complete(), joined.pending());
+        return new JoinAnswer(joined.complete(), joined.pending());
     }
 
     /** One join post: exactly one of {@code complete} and {@code pending} is set. */
@@ -201,9 +215,8 @@ public final class HttpAllsumClient implements AllsumClient {
         long waitSeconds = Math.max(0, wait.toSeconds());
         String path = Protocol.RENDEZVOUS_PATH + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
                 + (answerType == RankView.class ? "&" + Protocol.VIEW_PARAM + "=" + Protocol.VIEW_RANK : "");
-        warmUp("POST", answerType);
-        Answer answer = longPoll("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
-                retryDeadline);
+        Answer answer = exchange("POST", path, request, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+                retryDeadline, null, answerType == RankView.class ? SMALL_ANSWER_LIMIT : LARGE_ANSWER_LIMIT);
         return switch (answer.status()) {
             case 200 -> new Joined<>(read(answer, answerType, "POST", path), null);
             case 202 -> new Joined<>(null, withRetryAfter(read(answer, JoinPending.class, "POST", path), answer));
@@ -239,45 +252,46 @@ public final class HttpAllsumClient implements AllsumClient {
 
     @Override
     public GroupStatus status(String group) {
-        return call("GET", groupPath(Protocol.GROUP_PATH, group), null, GroupStatus.class);
+        return call("GET", groupPath(Protocol.GROUP_PATH, group), null, GroupStatus.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public HeartbeatResponse heartbeat(String group, HeartbeatRequest request) {
-        return call("POST", groupPath(Protocol.HEARTBEAT_PATH, group), request, HeartbeatResponse.class);
+        return call("POST", groupPath(Protocol.HEARTBEAT_PATH, group), request, HeartbeatResponse.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
     public void reportFailure(String group, FailureReport report) {
-        call("POST", groupPath(Protocol.FAILURE_PATH, group), report, Void.class);
+        call("POST", groupPath(Protocol.FAILURE_PATH, group), report, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
     public void leave(String group, LeaveRequest request) {
-        call("POST", groupPath(Protocol.LEAVE_PATH, group), request, Void.class);
+        call("POST", groupPath(Protocol.LEAVE_PATH, group), request, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
     public void closeGroup(String group) {
-        call("DELETE", groupPath(Protocol.GROUP_PATH, group), null, Void.class);
+        call("DELETE", groupPath(Protocol.GROUP_PATH, group), null, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     // ---------------------------------------------------------------- jobs
 
     @Override
     public Job submitJob(String group, JobSpec spec) {
-        return call("POST", groupPath(Protocol.JOBS_PATH, group), spec, Job.class);
+        return call("POST", groupPath(Protocol.JOBS_PATH, group), spec, Job.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public Job job(String group, String jobId) {
-        return call("GET", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class);
+        return call("GET", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public List<Job> jobs(String group) {
         String path = groupPath(Protocol.JOBS_PATH, group);
-        Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()));
+        Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()), null,
+                LARGE_ANSWER_LIMIT);
         if (answer.status() / 100 != 2) {
             throw problem(answer, "GET", path);
         }
@@ -290,7 +304,7 @@ public final class HttpAllsumClient implements AllsumClient {
 
     @Override
     public Job cancelJob(String group, String jobId) {
-        return call("DELETE", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class);
+        return call("DELETE", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
@@ -299,9 +313,8 @@ public final class HttpAllsumClient implements AllsumClient {
         String path = groupPath(Protocol.NEXT_JOB_PATH, group) + "?rank=" + rank + "&instanceId="
                 + encode(Objects.requireNonNull(instanceId, "instanceId")) + "&after=" + afterSeq
                 + "&" + Protocol.WAIT_PARAM + "=" + waitSeconds;
-        warmUp("GET", JobAssignment.class);
-        Answer answer = longPoll("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
-                deadlineIn(retryPolicy.deadline()));
+        Answer answer = exchange("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+                deadlineIn(retryPolicy.deadline()), null, SMALL_ANSWER_LIMIT);
         return switch (answer.status()) {
             case 200 -> Optional.of(read(answer, JobAssignment.class, "GET", path));
             case 204 -> Optional.empty();
@@ -311,7 +324,7 @@ public final class HttpAllsumClient implements AllsumClient {
 
     @Override
     public void report(String group, String jobId, RankReport report) {
-        call("POST", jobPath(Protocol.JOB_REPORT_PATH, group, jobId), report, Void.class);
+        call("POST", jobPath(Protocol.JOB_REPORT_PATH, group, jobId), report, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
@@ -324,10 +337,7 @@ public final class HttpAllsumClient implements AllsumClient {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        // A worker closing its client must not wait out its own long-polls.
-        if (longPolls != null) {
-            longPolls.close();
-        }
+        // A worker closing its client must not wait out its own long-polls: shutdownNow ends them.
         http.shutdownNow();
         try {
             http.awaitTermination(Duration.ofSeconds(5));
@@ -341,8 +351,8 @@ public final class HttpAllsumClient implements AllsumClient {
     private record Answer(int status, byte[] body, HttpHeaders headers) {
     }
 
-    private <T> T call(String method, String path, Object body, Class<T> type) {
-        Answer answer = exchange(method, path, body, requestTimeout, deadlineIn(retryPolicy.deadline()));
+    private <T> T call(String method, String path, Object body, Class<T> type, long limit) {
+        Answer answer = exchange(method, path, body, requestTimeout, deadlineIn(retryPolicy.deadline()), null, limit);
         if (answer.status() / 100 != 2) {
             throw problem(answer, method, path);
         }
@@ -370,86 +380,18 @@ public final class HttpAllsumClient implements AllsumClient {
     /**
      * Sends one request, retrying connection errors and 503 until {@code retryDeadline} (a System.nanoTime
      * instant). Returns the last answer, 503 included when the deadline passed while the server was busy.
+     *
+     * @param ifNoneMatch an ETag the caller holds, sent as {@code If-None-Match}; null for none
+     * @param limit       the most bytes the answer's body may have, as sent and inflated
      */
-    private Answer exchange(String method, String path, Object body, Duration httpTimeout, long retryDeadline) {
-        return exchange(method, path, body, httpTimeout, retryDeadline, null);
-    }
-
-    /** @param ifNoneMatch an ETag the caller holds, sent as {@code If-None-Match}; null for none */
     private Answer exchange(String method, String path, Object body, Duration httpTimeout, long retryDeadline,
-                            String ifNoneMatch) {
+                            String ifNoneMatch, long limit) {
         HttpRequest request = request(method, path, body, httpTimeout, ifNoneMatch);
-        return exchange(method, path, httpTimeout, retryDeadline, () -> {
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return new Answer(response.statusCode(), decoded(response.body(), response.headers(),
-                    response.statusCode(), method, path), response.headers());
-        });
-    }
-
-    /**
-     * A long-poll (a join, the next job): over plain http on {@link BlockingHttp}, so that the waiting thread reads
-     * its own answer; the same retries, errors and answers as {@link #exchange}.
-     */
-    private Answer longPoll(String method, String path, Object body, Duration httpTimeout, long retryDeadline) {
-        if (longPolls == null) {
-            return exchange(method, path, body, httpTimeout, retryDeadline);
-        }
-        List<String> headers = headers(body != null, null);
-        byte[] bytes = body == null ? new byte[0] : json(body);
-        return exchange(method, path, httpTimeout, retryDeadline,
-                () -> answerOf(longPolls.exchange(method, path, headers, bytes, httpTimeout), method, path));
-    }
-
-    private static Answer answerOf(BlockingHttp.Answer answer, String method, String path) {
-        return new Answer(answer.status(), decoded(answer.body(), answer.headers(), answer.status(), method, path),
-                answer.headers());
-    }
-
-    /**
-     * Before a long-poll: reads a sample answer of its type through the path the real answer takes, the first time
-     * in this JVM ({@link AnswerWarmUp}), so that a fresh JVM's answer is not slowed by first-use costs.
-     */
-    private void warmUp(String method, Class<?> answerType) {
-        byte[] sample = AnswerWarmUp.THIS_JVM.claim(answerType);
-        if (sample != null) {
-            readSample(method, answerType, sample);
-        }
-    }
-
-    private void readSample(String method, Class<?> type, byte[] sample) {
-        try {
-            Answer answer = longPolls == null ? new Answer(200, sample, HttpHeaders.of(Map.of(), (n, v) -> true))
-                    : answerOf(BlockingHttp.read(method, cannedAnswer(sample)), method, "warm-up");
-            read(answer, type, method, "warm-up");
-        } catch (IOException | RuntimeException e) { // only speed is lost: the real answer is read as always
-            LOG.log(System.Logger.Level.DEBUG, "warm-up of " + type.getSimpleName() + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the long-poll that follows ends on it
-        }
-    }
-
-    /** A sample answer as the server writes a join's or a job's 200. */
-    private static byte[] cannedAnswer(byte[] body) {
-        byte[] head = ("HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: application/json\r\n"
-                + Protocol.EPOCH_HEADER + ": warm-up\r\nContent-Length: " + body.length + "\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1);
-        byte[] answer = Arrays.copyOf(head, head.length + body.length);
-        System.arraycopy(body, 0, answer, head.length, body.length);
-        return answer;
-    }
-
-    /** One try at an exchange, through either transport. */
-    private interface Send {
-        Answer send() throws IOException, InterruptedException;
-    }
-
-    private Answer exchange(String method, String path, Duration httpTimeout, long retryDeadline, Send send) {
         for (int retry = 0; ; retry++) {
             ensureOpen();
             Duration pause;
             try {
-                Answer answer = send.send();
-                // No lambda here: a fresh JVM would make it right after its first answer arrived.
+                Answer answer = send(request, method, path, httpTimeout, limit);
                 String epoch = answer.headers().firstValue(Protocol.EPOCH_HEADER).orElse(null);
                 if (epoch != null) {
                     serverEpoch = epoch;
@@ -461,8 +403,7 @@ public final class HttpAllsumClient implements AllsumClient {
                 if (System.nanoTime() + pause.toNanos() > retryDeadline) {
                     return answer;
                 }
-                LOG.log(System.Logger.Level.DEBUG, "{0} {1} answered 503; retry {2} in {3} ms", method,
-                        stripQuery(path), retry + 1, pause.toMillis());
+                logRetry(method, path, retry, pause, "answered 503");
             } catch (HttpConnectTimeoutException | ConnectException e) {
                 pause = retryPauseOrGiveUp(e, method, path, retry, retryDeadline);
             } catch (HttpTimeoutException e) {
@@ -485,15 +426,113 @@ public final class HttpAllsumClient implements AllsumClient {
         }
     }
 
-    /** The body as the server encoded it: join answers come gzipped, since every request asks for that. */
-    private static byte[] decoded(byte[] body, HttpHeaders headers, int status, String method, String path) {
+    /**
+     * One try: the whole exchange, body included, ends within {@code httpTimeout} (the JDK's request timeout
+     * restarts on every byte, so a server that trickles would hold it forever) and its body within {@code limit}.
+     * A failure after the answer's head arrived is an {@link AllsumClientException} at once, never a retry.
+     */
+    private Answer send(HttpRequest request, String method, String path, Duration httpTimeout, long limit)
+            throws IOException, InterruptedException {
+        AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
+        CompletableFuture<HttpResponse<byte[]>> future = http.sendAsync(request, info -> {
+            head.set(info);
+            long declared = info.headers().firstValueAsLong("Content-Length").orElse(-1);
+            if (declared > limit) {
+                return refused(new AnswerTooLarge(answerFrom(method, path) + " declares " + declared
+                        + " bytes, above the limit of " + ByteSize.format(limit)));
+            }
+            return HttpResponse.BodySubscribers.limiting(HttpResponse.BodySubscribers.ofByteArray(), limit);
+        });
+        HttpResponse<byte[]> response;
         try {
-            return GzipBodies.decode(body, headers);
+            response = future.get(httpTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            HttpTimeoutException timeout = new HttpTimeoutException("no complete answer within " + httpTimeout);
+            timeout.initCause(e);
+            throw timeout;
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof HttpTimeoutException timeout) {
+                throw timeout;
+            }
+            if (head.get() != null && !closed.get()) {
+                int status = head.get().statusCode();
+                throw new AllsumClientException(status, "Unreadable answer", cause instanceof AnswerTooLarge
+                        ? cause.getMessage() : answerFrom(method, path) + " (status " + status + ", at most "
+                        + ByteSize.format(limit) + " accepted) could not be read: " + describe(cause), false, cause);
+            }
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(describe(cause), cause);
+        }
+        int status = response.statusCode();
+        return new Answer(status, decoded(response.body(), response.headers(), status, method, path, limit),
+                response.headers());
+    }
+
+    /** A body not to be read: cancelling its subscription at once closes the connection. */
+    private static BodySubscriber<byte[]> refused(IOException reason) {
+        return new BodySubscriber<>() {
+            @Override
+            public CompletionStage<byte[]> getBody() {
+                return CompletableFuture.failedFuture(reason);
+            }
+
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.cancel();
+            }
+
+            @Override
+            public void onNext(List<ByteBuffer> item) {
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+            }
+
+            @Override
+            public void onComplete() {
+            }
+        };
+    }
+
+    /** The answer's body past its limit, as declared. */
+    private static final class AnswerTooLarge extends IOException {
+        AnswerTooLarge(String message) {
+            super(message);
+        }
+    }
+
+    private String answerFrom(String method, String path) {
+        return "the answer from " + baseUri + stripQuery(path) + " to " + method;
+    }
+
+    /** The body as the server encoded it (join answers come gzipped), inflated to at most {@code limit} bytes. */
+    private byte[] decoded(byte[] body, HttpHeaders headers, int status, String method, String path, long limit) {
+        if (!GzipBodies.isGzip(headers)) {
+            return body;
+        }
+        try {
+            return GzipBodies.inflate(body, limit);
+        } catch (GzipBodies.TooLarge e) {
+            throw new AllsumClientException(status, "Unreadable answer", answerFrom(method, path)
+                    + " inflates past the limit of " + ByteSize.format(limit), false, e);
         } catch (IOException e) {
             throw new AllsumClientException(status, "Unreadable answer", method + " "
                     + stripQuery(path) + " answered " + status + " with a gzip body that does not "
                     + "inflate: " + describe(e), false, e);
         }
+    }
+
+    private void logRetry(String method, String path, int retry, Duration pause, String cause) {
+        LOG.log(System.Logger.Level.INFO, "{0} {1}{2} {3}; retry {4} in {5} ms", method, baseUri, stripQuery(path),
+                cause, retry + 1, String.valueOf(pause.toMillis()));
     }
 
     private Duration retryPauseOrGiveUp(IOException e, String method, String path, int retry, long retryDeadline) {
@@ -508,8 +547,7 @@ public final class HttpAllsumClient implements AllsumClient {
         if (pause.toNanos() > remaining) {
             pause = Duration.ofNanos(remaining);
         }
-        LOG.log(System.Logger.Level.DEBUG, "{0} {1} failed ({2}); retry {3} in {4} ms", method, stripQuery(path),
-                describe(e), retry + 1, pause.toMillis());
+        logRetry(method, path, retry, pause, "failed (" + reason(e) + ")");
         return pause;
     }
 
@@ -528,7 +566,7 @@ public final class HttpAllsumClient implements AllsumClient {
         return body instanceof JoinRequest join ? JoinWire.request(json, join) : json.writeValueAsBytes(body);
     }
 
-    /** Every request's headers, as name, value, name, value ... (both transports send the same). */
+    /** Every request's headers, as name, value, name, value ... */
     private List<String> headers(boolean jsonBody, String ifNoneMatch) {
         List<String> headers = new ArrayList<>(List.of("User-Agent", USER_AGENT,
                 "Accept", "application/json, " + Protocol.PROBLEM_JSON,

@@ -2,6 +2,8 @@ package io.allsum.client;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
+import javax.net.ssl.SSLContext;
 
 /**
  * A scripted HTTP server on loopback for client tests (shared-model cannot depend on the real server): answers
@@ -76,23 +79,31 @@ final class StubAllsumServer implements AutoCloseable {
     private final List<Recorded> requests = new CopyOnWriteArrayList<>();
     private volatile Function<Recorded, Reply> fallback = r -> Reply.problem(500, "Unscripted", "no reply scripted");
 
-    private StubAllsumServer(int port) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+    private StubAllsumServer(HttpServer server) {
+        this.server = server;
         server.createContext("/", this::handle);
         server.setExecutor(executor);
         server.start();
     }
 
     static StubAllsumServer start() throws IOException {
-        return new StubAllsumServer(0);
+        return startOn(0);
     }
 
     static StubAllsumServer startOn(int port) throws IOException {
-        return new StubAllsumServer(port);
+        return new StubAllsumServer(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0));
+    }
+
+    /** Over https with the certificate of {@code tls}. */
+    static StubAllsumServer startHttps(SSLContext tls) throws IOException {
+        HttpsServer https = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        https.setHttpsConfigurator(new HttpsConfigurator(tls));
+        return new StubAllsumServer(https);
     }
 
     URI uri() {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        return URI.create((server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:"
+                + server.getAddress().getPort());
     }
 
     synchronized StubAllsumServer then(Reply reply) {

@@ -119,7 +119,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     boolean fresh;
 
     @Option(names = "--child-java-option", paramLabel = "OPTION", description = "A JVM option of the client processes, "
-            + "e.g. -Dallsum.client.answerWarmUp=false (repeatable)")
+            + "e.g. -XX:TieredStopAtLevel=1 (repeatable)")
     List<String> childJavaOptions = new ArrayList<>();
 
     @Option(names = "--hold", defaultValue = "0", description = "Seconds to hold the N-1 parked joins before the "

@@ -62,7 +62,7 @@ class RendezvousBenchmarkRunTest {
                 StringWriter err = new StringWriter();
                 List<String> args = new ArrayList<>(List.of("--server", server.uri().toString(), "--token",
                         "t0k", "--ranks", "3", "--rounds", "2", "--warmup", "1", "--procs", "2", "--clients", "allsum",
-                        "--child-java-option=-Dallsum.client.answerWarmUp=false"));
+                        "--child-java-option=-Xss1m"));
                 if (fresh) {
                     args.add("--fresh");
                 }

@@ -62,8 +62,8 @@ final class ScriptedRendezvous implements AllsumClient {
     }
 
     @Override
-    public JoinOutcome joinOnce(JoinRequest request, Duration wait) {
-        return new JoinOutcome(join(request, wait), null);
+    public JoinAnswer joinOnce(JoinRequest request, Duration wait) {
+        return new JoinAnswer(join(request, wait), null);
     }
 
     @Override
