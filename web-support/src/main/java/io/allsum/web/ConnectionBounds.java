@@ -23,6 +23,8 @@ final class ConnectionBounds implements Connection.Listener {
     private final HttpLimitsProperties limits;
     private final Connector connector;
     private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+    /** Each counted connection's address: a closed endpoint no longer tells it. */
+    private final ConcurrentHashMap<Connection, InetAddress> counted = new ConcurrentHashMap<>();
 
     private ConnectionBounds(HttpLimitsProperties limits, Connector connector) {
         this.limits = limits;
@@ -39,10 +41,12 @@ final class ConnectionBounds implements Connection.Listener {
     @Override
     public void onOpened(Connection connection) {
         EndPoint endPoint = connection.getEndPoint();
-        if (limits.maxConnectionsPerAddress() > 0 && address(endPoint) instanceof InetAddress address
-                && perAddress.merge(address, 1, Integer::sum) > limits.maxConnectionsPerAddress()) {
-            endPoint.close();
-            return;
+        if (limits.maxConnectionsPerAddress() > 0 && address(endPoint) instanceof InetAddress address) {
+            counted.put(connection, address);
+            if (perAddress.merge(address, 1, Integer::sum) > limits.maxConnectionsPerAddress()) {
+                endPoint.close();
+                return;
+            }
         }
         if (connection instanceof HttpConnection http) {
             connector.getScheduler().schedule(() -> {
@@ -55,7 +59,7 @@ final class ConnectionBounds implements Connection.Listener {
 
     @Override
     public void onClosed(Connection connection) {
-        if (limits.maxConnectionsPerAddress() > 0 && address(connection.getEndPoint()) instanceof InetAddress address) {
+        if (counted.remove(connection) instanceof InetAddress address) {
             perAddress.computeIfPresent(address, (key, count) -> count <= 1 ? null : count - 1);
         }
     }

@@ -10,13 +10,15 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The web layer server and worker share: {@link HttpLimitsProperties} ({@link ConnectionBounds}), and problem+json
  * for the requests Jetty refuses itself ({@link ProblemErrorHandler}), for the error page
- * ({@link ProblemErrorController}) and for actuator's bodiless errors ({@link EmptyErrorBodyFilter}).
+ * ({@link ProblemErrorController}), for actuator's bodiless errors ({@link EmptyErrorBodyFilter}) and for TRACE
+ * ({@link TraceRefusalFilter}).
  */
 @AutoConfiguration(before = {ErrorMvcAutoConfiguration.class, WebMvcAutoConfiguration.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -41,6 +43,16 @@ public class WebSupportAutoConfiguration {
     @Bean
     ProblemErrorController problemErrorController(JsonMapper json) {
         return new ProblemErrorController(json);
+    }
+
+    /** Ahead of the token checks: a TRACE is refused the same way with or without a token. */
+    @Bean
+    FilterRegistrationBean<TraceRefusalFilter> traceRefusalFilter(JsonMapper json) {
+        FilterRegistrationBean<TraceRefusalFilter> registration =
+                new FilterRegistrationBean<>(new TraceRefusalFilter(json));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+        registration.addUrlPatterns("/*");
+        return registration;
     }
 
     @Bean
