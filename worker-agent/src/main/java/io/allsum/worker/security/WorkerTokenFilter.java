@@ -68,7 +68,6 @@ public class WorkerTokenFilter extends OncePerRequestFilter {
         response.setStatus(ProblemCode.UNAUTHORIZED.status());
         response.setHeader(HttpHeaders.WWW_AUTHENTICATE, challenge);
         response.setContentType(Protocol.PROBLEM_JSON);
-        response.setCharacterEncoding("UTF-8");
         json.writeValue(response.getOutputStream(), ProblemCode.UNAUTHORIZED.members(detail, request.getRequestURI()));
     }
 }
