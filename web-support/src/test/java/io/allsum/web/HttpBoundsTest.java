@@ -9,11 +9,8 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,43 +55,22 @@ class HttpBoundsTest {
         return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health")));
     }
 
-    private Socket open() throws IOException {
-        Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-        socket.setSoTimeout(10_000);
-        return socket;
-    }
-
-    /** True when the server closed the connection (end of stream or reset) before the read timeout. */
-    private static boolean closedByServer(Socket socket) {
-        try (InputStream in = socket.getInputStream()) {
-            while (in.read() >= 0) {
-                // a 4xx the server sent before closing is fine
-            }
-            return true;
-        } catch (SocketTimeoutException e) {
-            return false;
-        } catch (IOException e) {
-            return true;
-        }
-    }
-
     @Test
     void connectionsBeyondTheAddressCapAreClosedAndHealthAnswersOnceTheyAreGone() throws Exception {
         List<Socket> held = new ArrayList<>();
         try {
             for (int i = 0; i < 4; i++) {
-                held.add(open());
+                held.add(RawConnections.open(port));
             }
             Thread.sleep(300); // Jetty counts the four before the fifth arrives
-            try (Socket excess = open()) {
+            try (Socket excess = RawConnections.open(port)) {
                 long start = System.nanoTime();
-                assertThat(closedByServer(excess)).isTrue();
+                assertThat(RawConnections.closedByPeer(excess)).isTrue();
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
             }
             // the four silent ones go at the header timeout; then a fresh client is answered
             for (Socket socket : held) {
-                assertThat(closedByServer(socket)).isTrue();
+                assertThat(RawConnections.closedByPeer(socket)).isTrue();
             }
             assertThat(health().statusCode()).isEqualTo(200);
         } finally {
@@ -106,7 +82,7 @@ class HttpBoundsTest {
 
     @Test
     void aClientThatTricklesItsHeaderIsClosedByTheHeaderTimeout() throws Exception {
-        try (Socket socket = open()) {
+        try (Socket socket = RawConnections.open(port)) {
             OutputStream out = socket.getOutputStream();
             long start = System.nanoTime();
             out.write("GET /actuator/health HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -120,7 +96,7 @@ class HttpBoundsTest {
                     closed = true;
                 }
             }
-            assertThat(closed || closedByServer(socket)).isTrue();
+            assertThat(closed || RawConnections.closedByPeer(socket)).isTrue();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(8));
         }
         assertThat(health().statusCode()).isEqualTo(200);
@@ -128,7 +104,7 @@ class HttpBoundsTest {
 
     @Test
     void aKeptAliveConnectionOutlivesTheHeaderTimeout() throws Exception {
-        try (Socket socket = open()) {
+        try (Socket socket = RawConnections.open(port)) {
             OutputStream out = socket.getOutputStream();
             out.write("GET /actuator/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();

@@ -1,14 +1,11 @@
 package io.allsum.worker.it;
 
+import io.allsum.web.RawConnections;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -91,15 +88,15 @@ class WorkerHttpIT {
         List<Socket> held = new ArrayList<>();
         try {
             for (int i = 0; i < 4; i++) {
-                held.add(open());
+                held.add(RawConnections.open(worker.port()));
             }
             Thread.sleep(300);
-            try (Socket excess = open()) {
-                assertThat(closedByWorker(excess)).isTrue();
+            try (Socket excess = RawConnections.open(worker.port())) {
+                assertThat(RawConnections.closedByPeer(excess)).isTrue();
             }
             long start = System.nanoTime();
             for (Socket silent : held) {
-                assertThat(closedByWorker(silent)).isTrue();
+                assertThat(RawConnections.closedByPeer(silent)).isTrue();
             }
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(8));
             assertThat(send("GET", "/actuator/health/readiness", null, null, null).statusCode()).isEqualTo(200);
@@ -107,26 +104,6 @@ class WorkerHttpIT {
             for (Socket socket : held) {
                 socket.close();
             }
-        }
-    }
-
-    private static Socket open() throws IOException {
-        Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", worker.port()), 5000);
-        socket.setSoTimeout(10_000);
-        return socket;
-    }
-
-    private static boolean closedByWorker(Socket socket) {
-        try (InputStream in = socket.getInputStream()) {
-            while (in.read() >= 0) {
-                // whatever the worker wrote before closing
-            }
-            return true;
-        } catch (SocketTimeoutException e) {
-            return false;
-        } catch (IOException e) {
-            return true;
         }
     }
 }
