@@ -45,7 +45,9 @@ class HttpBoundsTest {
     @LocalServerPort
     int port;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** One client for the class: each client keeps its idle connections, and they count against the address cap. */
+    private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
         return http.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());

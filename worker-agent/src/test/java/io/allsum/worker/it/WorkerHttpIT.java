@@ -25,7 +25,8 @@ class WorkerHttpIT {
     private static final String TOKEN = "worker-web-token";
     private static ItCluster cluster;
     private static ItCluster.Worker worker;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+    /** One client for the class: each client keeps its idle connections, and they count against the address cap. */
+    private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
