@@ -1,35 +1,26 @@
 package io.allsum.server.web;
 
 import io.allsum.model.problem.ProblemCode;
-import org.eclipse.jetty.http.HttpException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.allsum.web.CodedProblemAdvice;
 import org.springframework.beans.TypeMismatchException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
-import org.springframework.web.context.request.NativeWebRequest;
-import org.springframework.web.context.request.ServletWebRequest;
 import org.springframework.web.context.request.WebRequest;
-import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.exc.InvalidFormatException;
 
 /**
- * Every error as an RFC 9457 ProblemDetail in {@code application/problem+json}, each with a {@code code}: Spring
- * MVC's own (malformed JSON, ill-typed fields, 404, 405, 415, ...), every feature's {@link ProblemException}s and
- * the {@code ResponseStatusException}/{@code ErrorResponseException}s of other controllers.
+ * The server's errors as web-support's {@link CodedProblemAdvice} answers them (problem+json, each with a
+ * {@code code}), with the field that made a body unreadable or a parameter ill-typed named in the detail, and a body
+ * above the limit answered 413.
  */
 @RestControllerAdvice
-public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
-
-    private static final Logger log = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
+public class ProblemDetailsAdvice extends CodedProblemAdvice {
 
     /** The title of a problem whose body does not parse, whoever answers it. */
     public static final String MALFORMED_BODY_TITLE = "Malformed request body";
@@ -57,45 +48,6 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
                 + ex.getValue() + "'");
         problem.setTitle("Invalid parameter");
         return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
-    }
-
-    @ExceptionHandler(Exception.class)
-    ResponseEntity<Object> handleUnexpected(Exception ex, WebRequest request) {
-        // Jetty refuses what it cannot decode (a query string such as "wait=%zz") when a parameter is first read,
-        // with its own 4xx status: the client's mistake, not the server's.
-        if (ex instanceof HttpException refused && refused.getCode() >= 400 && refused.getCode() < 500) {
-            ProblemDetail problem = ProblemException.problem(ProblemCode.forStatus(refused.getCode()),
-                    "the request is malformed: " + refused.getReason());
-            return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.valueOf(refused.getCode()),
-                    request);
-        }
-        log.error("unexpected error answering {}", describeRequest(request), ex);
-        ProblemDetail problem = ProblemException.problem(ProblemCode.INTERNAL_ERROR,
-                "the server failed to answer: " + ex.getClass().getSimpleName());
-        return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.INTERNAL_SERVER_ERROR, request);
-    }
-
-    /**
-     * Forces application/problem+json even when the client asked for application/json only, and gives every
-     * problem a {@code code} (Spring MVC's own 404, 405, 415 ... come without one).
-     */
-    @Override
-    protected ResponseEntity<Object> createResponseEntity(Object body, HttpHeaders headers, HttpStatusCode status,
-                                                          WebRequest request) {
-        HttpHeaders withType = new HttpHeaders();
-        withType.putAll(headers);
-        if (body instanceof ProblemDetail problem) {
-            withType.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-            if (problem.getTitle() == null) {
-                HttpStatus known = HttpStatus.resolve(status.value());
-                problem.setTitle(known != null ? known.getReasonPhrase() : "Error");
-            }
-            Object wire = problem.getProperties() == null ? null : problem.getProperties().get("code");
-            if (wire == null) {
-                problem.setProperty("code", ProblemCode.forStatus(status.value()).wireCode());
-            }
-        }
-        return new ResponseEntity<>(body, withType, status);
     }
 
     /** Names the offending field and what was wrong with it, from Jackson's path. */
@@ -160,11 +112,5 @@ public class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
             }
         }
         return null;
-    }
-
-    private static String describeRequest(WebRequest request) {
-        return request instanceof NativeWebRequest nativeRequest && request instanceof ServletWebRequest servlet
-                ? servlet.getRequest().getMethod() + " " + servlet.getRequest().getRequestURI()
-                : request.getDescription(false);
     }
 }

@@ -2,6 +2,7 @@ package io.allsum.server.web;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.problem.Violation;
+import io.allsum.web.CodedProblemAdvice;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -70,9 +71,6 @@ public class ProblemException extends ErrorResponseException {
 
     /** A problem of {@code code} with this detail: title and {@code code} member from the code. */
     public static ProblemDetail problem(ProblemCode code, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.status()), detail);
-        problem.setTitle(code.title());
-        problem.setProperty("code", code.wireCode());
-        return problem;
+        return CodedProblemAdvice.problem(code, detail);
     }
 }

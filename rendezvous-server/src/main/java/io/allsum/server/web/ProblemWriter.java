@@ -65,18 +65,9 @@ public class ProblemWriter {
 
     public void write(String instance, HttpServletResponse response, ProblemCode code, String detail)
             throws IOException {
-        Map<String, Object> problem = new LinkedHashMap<>();
-        problem.put("type", "about:blank");
-        problem.put("title", code.title());
-        problem.put("status", code.status());
-        problem.put("detail", detail);
-        if (instance != null) {
-            problem.put("instance", instance);
-        }
-        problem.put("code", code.wireCode());
         response.setStatus(code.status());
         response.setContentType(Protocol.PROBLEM_JSON);
         response.setCharacterEncoding("UTF-8");
-        json.writeValue(response.getOutputStream(), problem);
+        json.writeValue(response.getOutputStream(), code.members(detail, instance));
     }
 }

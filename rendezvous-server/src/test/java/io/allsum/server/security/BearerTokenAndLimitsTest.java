@@ -7,6 +7,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 
@@ -56,6 +59,16 @@ class BearerTokenAndLimitsTest {
         assertThat(authorized.get("/actuator/prometheus").statusCode()).isEqualTo(200);
         assertThat(authorized.join(ring("authorized", 0, 1, "w0"), 0).statusCode()).isEqualTo(200);
         authorized.delete("/rendezvous/authorized");
+    }
+
+    @Test
+    void aTabAfterTheSchemeIsNoBearerCredential() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        URI metrics = URI.create("http://127.0.0.1:" + port + "/actuator/prometheus");
+        assertThat(http.send(HttpRequest.newBuilder(metrics).header("Authorization", "Bearer\t" + TOKEN).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+        assertThat(http.send(HttpRequest.newBuilder(metrics).header("Authorization", "bearer  " + TOKEN).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
     }
 
     @Test

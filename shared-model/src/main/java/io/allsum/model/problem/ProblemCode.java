@@ -1,6 +1,8 @@
 package io.allsum.model.problem;
 
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,6 +25,10 @@ public enum ProblemCode {
     TOO_MANY_REQUESTS(429, "Too Many Requests"),
     SERVICE_UNAVAILABLE(503, "Service Unavailable"),
     INTERNAL_ERROR(500, "Internal server error"),
+    /** A worker's job relay (or a proxy) got no answer from the server it forwards to. */
+    BAD_GATEWAY(502, "Bad Gateway"),
+    /** As {@link #BAD_GATEWAY}, past the relay's deadline. */
+    GATEWAY_TIMEOUT(504, "Gateway Timeout"),
     // ---- rendezvous
     UNKNOWN_GROUP(404, "Unknown group"),
     RANK_HELD(409, "Rank held by another instance"),
@@ -63,6 +69,23 @@ public enum ProblemCode {
         return wireCode;
     }
 
+    /**
+     * The RFC 9457 members of a problem of this kind, in wire order: type, title, status, detail, instance (left out
+     * when null) and code. Servers and workers write every problem they make outside Spring MVC from these.
+     */
+    public Map<String, Object> members(String detail, String instance) {
+        Map<String, Object> members = new LinkedHashMap<>();
+        members.put("type", "about:blank");
+        members.put("title", title);
+        members.put("status", status);
+        members.put("detail", detail);
+        if (instance != null) {
+            members.put("instance", instance);
+        }
+        members.put("code", wireCode);
+        return members;
+    }
+
     /** The code for a wire value; empty for null or a code this version does not know. */
     public static Optional<ProblemCode> fromWire(String wireCode) {
         if (wireCode == null) {
@@ -90,7 +113,9 @@ public enum ProblemCode {
             case 409 -> CONFLICT;
             case 410 -> GONE;
             case 429 -> TOO_MANY_REQUESTS;
+            case 502 -> BAD_GATEWAY;
             case 503 -> SERVICE_UNAVAILABLE;
+            case 504 -> GATEWAY_TIMEOUT;
             default -> status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
         };
     }

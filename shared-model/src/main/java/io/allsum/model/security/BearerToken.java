@@ -6,8 +6,9 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * The shared bearer token ({@code ALLSUM_TOKEN}) and the one check of an {@code Authorization} header against it.
- * The scheme is matched case-insensitively (RFC 9110, section 11.1); the tokens are compared as SHA-256 digests with
- * {@link MessageDigest#isEqual}, so the time taken tells nothing about the token, not even its length.
+ * The credential is {@code Bearer 1*SP token} (RFC 6750, section 2.1): the scheme in any case (RFC 9110, section
+ * 11.1), then spaces only; a tab after the scheme is no Bearer credential. The tokens are compared as SHA-256 digests
+ * with {@link MessageDigest#isEqual}, so the time taken tells nothing about the token, not even its length.
  * {@link #toString()} never prints the token.
  */
 public final class BearerToken {
@@ -35,7 +36,7 @@ public final class BearerToken {
     public enum Check {
         /** The header carries this token. */
         ACCEPTED,
-        /** No header, or not the Bearer scheme. */
+        /** No header, or not the Bearer scheme followed by a space. */
         MISSING,
         /** A Bearer header with another token. */
         WRONG
@@ -47,7 +48,14 @@ public final class BearerToken {
                 || !authorizationHeader.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
             return Check.MISSING;
         }
-        byte[] presented = sha256(authorizationHeader.substring(PREFIX.length()).strip());
+        int start = PREFIX.length();
+        while (start < authorizationHeader.length() && authorizationHeader.charAt(start) == ' ') {
+            start++;
+        }
+        if (start < authorizationHeader.length() && authorizationHeader.charAt(start) == '\t') {
+            return Check.MISSING;
+        }
+        byte[] presented = sha256(authorizationHeader.substring(start).strip());
         return MessageDigest.isEqual(presented, digest) ? Check.ACCEPTED : Check.WRONG;
     }
 

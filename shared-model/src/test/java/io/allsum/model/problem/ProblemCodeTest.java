@@ -17,6 +17,15 @@ class ProblemCodeTest {
     }
 
     @Test
+    void membersAreTheRfc9457OnesPlusTheCode() {
+        assertThat(ProblemCode.UNAUTHORIZED.members("no token", "/jobs")).containsExactly(
+                java.util.Map.entry("type", "about:blank"), java.util.Map.entry("title", "Unauthorized"),
+                java.util.Map.entry("status", 401), java.util.Map.entry("detail", "no token"),
+                java.util.Map.entry("instance", "/jobs"), java.util.Map.entry("code", "unauthorized"));
+        assertThat(ProblemCode.NOT_FOUND.members("x", null)).doesNotContainKey("instance");
+    }
+
+    @Test
     void unknownCodesAreEmptySoThatNewerServersDoNotBreakOlderClients() {
         assertThat(ProblemCode.fromWire("a-code-from-the-future")).isEmpty();
         assertThat(ProblemCode.fromWire(null)).isEmpty();
@@ -26,7 +35,9 @@ class ProblemCodeTest {
     void statusesWithoutACodeMapToTheGenericOne() {
         assertThat(ProblemCode.forStatus(404)).isEqualTo(ProblemCode.NOT_FOUND);
         assertThat(ProblemCode.forStatus(409)).isEqualTo(ProblemCode.CONFLICT);
-        assertThat(ProblemCode.forStatus(502)).isEqualTo(ProblemCode.INTERNAL_ERROR);
+        assertThat(ProblemCode.forStatus(502)).isEqualTo(ProblemCode.BAD_GATEWAY);
+        assertThat(ProblemCode.forStatus(504)).isEqualTo(ProblemCode.GATEWAY_TIMEOUT);
+        assertThat(ProblemCode.forStatus(501)).isEqualTo(ProblemCode.INTERNAL_ERROR);
         assertThat(ProblemCode.forStatus(418)).isEqualTo(ProblemCode.INVALID_REQUEST);
     }
 }

@@ -26,6 +26,14 @@ class BearerTokenTest {
     }
 
     @Test
+    void onlySpacesSeparateTheSchemeFromTheToken() {
+        assertThat(token.check("Bearer\ts3cret")).isEqualTo(Check.MISSING);
+        assertThat(token.check("Bearer \ts3cret")).isEqualTo(Check.MISSING);
+        assertThat(token.check("Bearer\t s3cret")).isEqualTo(Check.MISSING);
+        assertThat(token.check("Bearer   s3cret")).isEqualTo(Check.ACCEPTED);
+    }
+
+    @Test
     void buildsTheClientHeaderAndNeverPrintsTheToken() {
         assertThat(token.authorizationHeader()).isEqualTo("Bearer s3cret");
         assertThat(token.toString()).doesNotContain("s3cret");

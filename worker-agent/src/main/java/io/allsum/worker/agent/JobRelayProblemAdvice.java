@@ -1,6 +1,9 @@
 package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClientException;
+import io.allsum.model.problem.ProblemCode;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -9,7 +12,11 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import java.util.Map;
 
-/** The server's errors (code and violations included) pass through the relay unchanged; an unreachable server is a 502 (504 past the deadline). */
+/**
+ * The server's errors (code and violations included) pass through the relay unchanged; an unreachable server is a 502
+ * {@code bad-gateway} (504 {@code gateway-timeout} past the deadline). Ahead of the worker's catch-all advice.
+ */
+@Order(Ordered.HIGHEST_PRECEDENCE)
 @RestControllerAdvice(assignableTypes = JobRelayController.class)
 public class JobRelayProblemAdvice {
 
@@ -17,9 +24,11 @@ public class JobRelayProblemAdvice {
     public ResponseEntity<ProblemDetail> serverProblem(AllsumClientException e) {
         ProblemDetail problem;
         if (e.status() == 0) {
-            HttpStatus status = e.timedOut() ? HttpStatus.GATEWAY_TIMEOUT : HttpStatus.BAD_GATEWAY;
-            problem = ProblemDetail.forStatusAndDetail(status, "rendezvous server: " + e.getMessage());
-            problem.setTitle(e.timedOut() ? "Rendezvous server timed out" : "Rendezvous server unreachable");
+            ProblemCode code = e.timedOut() ? ProblemCode.GATEWAY_TIMEOUT : ProblemCode.BAD_GATEWAY;
+            problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.status()),
+                    "rendezvous server: " + e.getMessage());
+            problem.setTitle(code.title());
+            problem.setProperty("code", code.wireCode());
         } else {
             problem = ProblemDetail.forStatus(e.status());
             problem.setTitle(e.title());

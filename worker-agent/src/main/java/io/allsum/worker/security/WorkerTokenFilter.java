@@ -1,5 +1,8 @@
 package io.allsum.worker.security;
 
+import io.allsum.model.Protocol;
+import io.allsum.model.problem.ProblemCode;
+import io.allsum.model.security.BearerToken;
 import io.allsum.worker.agent.WorkerProperties;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -10,19 +13,17 @@ import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Set;
 
 /**
  * When the worker holds a token (allsum.worker.token, ALLSUM_TOKEN), every request but the liveness and readiness
- * probes must carry {@code Authorization: Bearer <token>} (scheme in any case, as RFC 9110 says), the same token
- * the server takes: the job relay, detailed health (it names group and generation), metrics, everything. The check
- * runs before any controller, so no request body is read for a caller without the token. Tokens are compared as
- * SHA-256 digests in constant time. Without a token the worker is open, like the server.
+ * probes must carry {@code Authorization: Bearer <token>}, the same token the server takes and the same check
+ * (shared-model's {@link BearerToken}): the job relay, detailed health (it names group and generation), metrics,
+ * everything. The check runs before any controller, so no request body is read for a caller without the token; the
+ * 401 is the server's problem+json with code {@code unauthorized}. Without a token the worker is open, like the server.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
@@ -30,48 +31,30 @@ public class WorkerTokenFilter extends OncePerRequestFilter {
 
     /** Probes for orchestrators: status only (their details are off), no token. */
     static final Set<String> OPEN_PATHS = Set.of("/actuator/health/liveness", "/actuator/health/readiness");
-    private static final String CHALLENGE = "Bearer realm=\"allsum-worker\"";
+    private static final String CHALLENGE = BearerToken.SCHEME + " realm=\"allsum-worker\"";
 
-    private final byte[] expectedDigest;
+    private final BearerToken token;
+    private final JsonMapper json;
 
-    public WorkerTokenFilter(WorkerProperties props) {
-        this.expectedDigest = props.token() == null || props.token().isBlank() ? null : sha256(props.token());
+    public WorkerTokenFilter(WorkerProperties props, JsonMapper json) {
+        this.token = props.token() == null || props.token().isBlank() ? null : BearerToken.of(props.token());
+        this.json = json;
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (expectedDigest == null || isOpen(request)) {
+        if (token == null || isOpen(request)) {
             chain.doFilter(request, response);
             return;
         }
-        String presented = bearerToken(request.getHeader(HttpHeaders.AUTHORIZATION));
-        if (presented == null) {
-            reject(response, CHALLENGE, "missing bearer token (Authorization: Bearer <ALLSUM_TOKEN>)");
-            return;
+        switch (token.check(request.getHeader(HttpHeaders.AUTHORIZATION))) {
+            case ACCEPTED -> chain.doFilter(request, response);
+            case MISSING -> reject(request, response, CHALLENGE,
+                    "this worker requires the header 'Authorization: Bearer <token>' (ALLSUM_TOKEN)");
+            case WRONG -> reject(request, response, CHALLENGE + ", error=\"invalid_token\"",
+                    "the bearer token in the Authorization header is wrong");
         }
-        if (!MessageDigest.isEqual(sha256(presented), expectedDigest)) {
-            reject(response, CHALLENGE + ", error=\"invalid_token\"", "wrong bearer token");
-            return;
-        }
-        chain.doFilter(request, response);
-    }
-
-    /** The token of a Bearer credential, the scheme matched case-insensitively; null when there is none. */
-    static String bearerToken(String header) {
-        if (header == null) {
-            return null;
-        }
-        String value = header.strip();
-        int space = 0;
-        while (space < value.length() && !Character.isWhitespace(value.charAt(space))) {
-            space++;
-        }
-        if (space == value.length() || !value.substring(0, space).equalsIgnoreCase("Bearer")) {
-            return null;
-        }
-        String token = value.substring(space).strip();
-        return token.isEmpty() ? null : token;
     }
 
     /** The servlet path is decoded and normalised by the container, so "/x/../actuator/health/liveness" tricks fail. */
@@ -80,20 +63,11 @@ public class WorkerTokenFilter extends OncePerRequestFilter {
         return OPEN_PATHS.contains(path);
     }
 
-    private static void reject(HttpServletResponse response, String challenge, String detail) throws IOException {
-        response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+    private void reject(HttpServletRequest request, HttpServletResponse response, String challenge, String detail)
+            throws IOException {
+        response.setStatus(ProblemCode.UNAUTHORIZED.status());
         response.setHeader(HttpHeaders.WWW_AUTHENTICATE, challenge);
-        response.setContentType("application/problem+json");
-        // detail is one of two constants: no escaping needed
-        response.getOutputStream().write(("{\"type\":\"about:blank\",\"title\":\"Unauthorized\",\"status\":401,"
-                + "\"detail\":\"" + detail + "\"}").getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static byte[] sha256(String value) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
+        response.setContentType(Protocol.PROBLEM_JSON);
+        json.writeValue(response.getOutputStream(), ProblemCode.UNAUTHORIZED.members(detail, request.getRequestURI()));
     }
 }

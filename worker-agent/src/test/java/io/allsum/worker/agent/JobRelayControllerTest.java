@@ -104,13 +104,24 @@ class JobRelayControllerTest {
         assertThat(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{}"))
                 .hasStatus(502)
                 .hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .bodyJson().extractingPath("$.detail").asString().contains("connection refused");
+                .bodyJson().extractingPath("$.code").isEqualTo("bad-gateway");
+    }
+
+    @Test
+    void serverPastTheDeadlineIsAGatewayTimeout() {
+        when(client.job("relay-g", "j-1")).thenThrow(new AllsumClientException(0, "Timed out",
+                "no answer from rdv:8080 within 10s", true, null));
+
+        var answer = assertThat(mvc.get().uri("/jobs/j-1")).hasStatus(504).bodyJson();
+        answer.extractingPath("$.code").isEqualTo("gateway-timeout");
+        answer.extractingPath("$.detail").asString().contains("no answer");
     }
 
     @Test
     void malformedBodyIsA400Problem() {
         assertThat(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{\"op\":"))
                 .hasStatus(400)
-                .hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
+                .hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .bodyJson().extractingPath("$.code").isEqualTo("invalid-request");
     }
 }

@@ -22,8 +22,8 @@ final class JvmProcess implements AutoCloseable {
     /** Flags that cut JVM start-up on a small CI machine. */
     static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC",
             "-Xss512k", "-Xmx192m", "--enable-native-access=ALL-UNNAMED");
-    // The server runs on Jetty, a worker with an HTTP port on Tomcat.
-    private static final Pattern HTTP_PORT = Pattern.compile("(?:Tomcat|Jetty) started on port (\\d+)");
+    // Server and worker (one with an HTTP port) both run on Jetty.
+    private static final Pattern HTTP_PORT = Pattern.compile("Jetty started on port (\\d+)");
 
     private final String name;
     private final Process process;

@@ -1,4 +1,4 @@
-package io.allsum.server.web;
+package io.allsum.web;
 
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
@@ -9,13 +9,15 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 
+import tools.jackson.databind.json.JsonMapper;
+
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * Jetty's last-resort error answer (requests it refuses before any servlet runs: a malformed request line, a header
- * section above the limit) as problem+json instead of Jetty's HTML page. Installed on the server by
- * {@link JettyProblems}. The detail names the status only: Jetty's messages may quote the request.
+ * section above the limit) as problem+json instead of Jetty's HTML page, on server and worker
+ * ({@link WebSupportAutoConfiguration}). The detail names the status only: Jetty's messages may quote the request.
  */
 public class ProblemErrorHandler extends ErrorHandler {
 
@@ -36,9 +38,9 @@ public class ProblemErrorHandler extends ErrorHandler {
     }
 
     static byte[] body(int status) {
-        ProblemCode code = ProblemCode.forStatus(status);
-        return ("{\"type\":\"about:blank\",\"title\":\"" + code.title() + "\",\"status\":" + status
-                + ",\"detail\":\"the server refused the request with status " + status + " before reading it\""
-                + ",\"code\":\"" + code.wireCode() + "\"}").getBytes(StandardCharsets.UTF_8);
+        Map<String, Object> members = ProblemCode.forStatus(status).members(
+                "the server refused the request with status " + status + " before reading it", null);
+        members.put("status", status); // forStatus maps an unusual status to a generic code; the status stays
+        return JsonMapper.shared().writeValueAsBytes(members);
     }
 }
