@@ -16,7 +16,7 @@ public class BrokenConnectionEviction implements SQLExceptionOverride {
     /** H2's general error (a failed store write), IO errors, closed database, database at shutdown. */
     private static final Set<Integer> H2_BROKEN = Set.of(50000, 90028, 90031, 90098, 90121);
 
-    @Override
+    @java.lang.Override
     public Override adjudicate(SQLException e) {
         return H2_BROKEN.contains(e.getErrorCode()) ? Override.MUST_EVICT : Override.CONTINUE_EVICT;
     }

@@ -4,6 +4,8 @@ import io.allsum.model.problem.ProblemCode;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.web.ProblemException;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
@@ -18,7 +20,7 @@ class StartupGrace {
 
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
-    private final long startedNanos = System.nanoTime();
+    private volatile long startedNanos = System.nanoTime();
     private final Duration grace;
 
     @Autowired
@@ -28,6 +30,12 @@ class StartupGrace {
 
     StartupGrace(Duration grace) {
         this.grace = grace;
+    }
+
+    /** The grace counts from when the server took requests, not from when this bean was made. */
+    @EventListener(ApplicationReadyEvent.class)
+    void ready() {
+        startedNanos = System.nanoTime();
     }
 
     /** The answer to a job request naming a group that has no generation on this server. */

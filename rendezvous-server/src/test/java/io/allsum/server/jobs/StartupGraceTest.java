@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StartupGraceTest {
 
-    private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(4);
+    private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
 
     @TempDir
     Path dataDir;
