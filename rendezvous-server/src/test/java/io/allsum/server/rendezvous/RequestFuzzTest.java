@@ -23,13 +23,14 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.UUID;
 import java.util.zip.GZIPOutputStream;
 
 import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Generated join and job bodies against the real server (seeded, {@link SeededProperty}): valid bodies with fields
+ * Generated join, job, report, heartbeat and failure bodies against the real server (seeded, {@link SeededProperty}): valid bodies with fields
  * removed, added or given hostile values (wrong types, huge and negative numbers, "NaN", unicode, deep nesting,
  * long strings), truncated or random bytes, wrong content types, gzip'd garbage. Every answer must come within its
  * deadline, below 500, a 4xx as problem+json with a {@code code}; the server must be healthy afterwards.
@@ -97,9 +98,27 @@ class RequestFuzzTest extends RendezvousHttpTestBase {
     }
 
     static Input input(SplittableRandom random) {
-        boolean join = random.nextBoolean();
-        String path = join ? Protocol.RENDEZVOUS_PATH + "?wait=0" : "/rendezvous/" + JOBS_GROUP + "/jobs";
-        ObjectNode valid = join ? validJoin(random) : validJob(random);
+        String path;
+        ObjectNode valid;
+        switch (random.nextInt(10)) {
+            case 0, 1, 2, 3 -> {
+                path = Protocol.RENDEZVOUS_PATH + "?wait=0";
+                valid = validJoin(random);
+            }
+            case 4, 5, 6 -> {
+                path = "/rendezvous/" + JOBS_GROUP + "/jobs";
+                valid = validJob(random);
+            }
+            case 7 -> {
+                path = "/rendezvous/" + JOBS_GROUP + "/jobs/" + new UUID(random.nextLong(), random.nextLong()) + "/reports";
+                valid = validReport(random);
+            }
+            default -> {
+                boolean heartbeat = random.nextBoolean();
+                path = "/rendezvous/fuzz-" + random.nextInt(50) + (heartbeat ? "/heartbeat" : "/failures");
+                valid = heartbeat ? validHeartbeat(random) : validFailure(random);
+            }
+        }
         int mutations = random.nextInt(4);
         for (int i = 0; i < mutations; i++) {
             mutate(valid, random);
@@ -187,6 +206,34 @@ class RequestFuzzTest extends RendezvousHttpTestBase {
             job.put("timeoutSeconds", 1 + random.nextInt(60));
         }
         return job;
+    }
+
+    private static ObjectNode validReport(SplittableRandom random) {
+        ObjectNode report = NODES.objectNode();
+        report.put("rank", random.nextInt(2));
+        report.put("instanceId", "fuzz-worker");
+        report.put("generation", 1 + random.nextInt(3));
+        report.put("succeeded", random.nextBoolean());
+        ArrayNode results = report.putArray("results");
+        results.addObject().put("bytes", 8).put("count", 2).put("timeMicros", random.nextDouble() * 100)
+                .put("wrongElements", 0);
+        return report;
+    }
+
+    private static ObjectNode validHeartbeat(SplittableRandom random) {
+        ObjectNode heartbeat = NODES.objectNode();
+        heartbeat.put("rank", random.nextInt(4));
+        heartbeat.put("instanceId", "fuzz-" + Long.toHexString(random.nextLong()));
+        heartbeat.put("generation", 1 + random.nextInt(3));
+        return heartbeat;
+    }
+
+    private static ObjectNode validFailure(SplittableRandom random) {
+        ObjectNode failure = validHeartbeat(random);
+        failure.set("reporterRank", failure.remove("rank"));
+        failure.put("failedRank", random.nextInt(4));
+        failure.put("reason", "fuzz: peer went away");
+        return failure;
     }
 
     private static void mutate(ObjectNode body, SplittableRandom random) {
