@@ -4,7 +4,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -23,20 +22,18 @@ import java.util.concurrent.locks.ReentrantLock;
 class JobStoreHealthIndicator implements HealthIndicator {
 
     private static final Logger log = LoggerFactory.getLogger(JobStoreHealthIndicator.class);
-    /** Outside {@code Protocol.GROUP_NAME}: no group can be called so. */
-    static final String PROBE_GROUP = "/health-probe";
     /** Below the container's health check timeout (docker/server.Dockerfile), with the pool's 5 s to connect. */
     private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(2);
 
-    private final JdbcClient jdbc;
+    private final JobStore store;
     private final TransactionTemplate transaction;
     /** One probe at a time: concurrent checks share the last answer rather than queue on the database. */
     private final ReentrantLock probing = new ReentrantLock();
     private volatile Health last = Health.unknown().build();
     private volatile Instant failingSince;
 
-    JobStoreHealthIndicator(JdbcClient jdbc, PlatformTransactionManager transactions) {
-        this.jdbc = jdbc;
+    JobStoreHealthIndicator(JobStore store, PlatformTransactionManager transactions) {
+        this.store = store;
         this.transaction = new TransactionTemplate(transactions);
         this.transaction.setTimeout((int) STATEMENT_TIMEOUT.toSeconds());
     }
@@ -61,10 +58,7 @@ class JobStoreHealthIndicator implements HealthIndicator {
 
     private Health probe() {
         try {
-            transaction.executeWithoutResult(status -> {
-                jdbc.sql("INSERT INTO job_group (group_name, last_seq) VALUES (?, 0)").param(PROBE_GROUP).update();
-                jdbc.sql("DELETE FROM job_group WHERE group_name = ?").param(PROBE_GROUP).update();
-            });
+            transaction.executeWithoutResult(status -> store.probeWrite());
         } catch (RuntimeException e) {
             if (failingSince == null) {
                 failingSince = Instant.now();
