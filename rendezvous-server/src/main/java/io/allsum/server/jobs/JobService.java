@@ -50,16 +50,19 @@ public class JobService implements DisposableBean {
     private final JobSpecValidator validator;
     private final JobMetrics metrics;
     private final JobStore store;
+    private final StartupGrace startupGrace;
     private final Clock clock = Clock.systemUTC();
     private final ConcurrentMap<String, GroupJobs> groups = new ConcurrentHashMap<>();
     private final ExecutorService wakeups = Executors.newVirtualThreadPerTaskExecutor();
 
-    JobService(GroupDirectory directory, JobsProperties properties, MeterRegistry registry, JobStore store) {
+    JobService(GroupDirectory directory, JobsProperties properties, MeterRegistry registry, JobStore store,
+               StartupGrace startupGrace) {
         this.directory = directory;
         this.properties = properties;
         this.validator = new JobSpecValidator(properties);
         this.metrics = new JobMetrics(registry, this::activeJobs);
         this.store = store;
+        this.startupGrace = startupGrace;
         int interrupted = store.interruptUnfinished(clock.instant());
         if (interrupted > 0) {
             log.warn("{} jobs were queued or running when the previous server stopped; marked {}", interrupted,
@@ -69,7 +72,8 @@ public class JobService implements DisposableBean {
     }
 
     public Job submit(String group, JobSpec spec) {
-        CurrentGeneration current = directory.current(group).orElseThrow(() -> JobProblems.unknownGroup(group));
+        CurrentGeneration current = directory.current(group).orElseThrow(() -> existing(group).isPresent()
+                ? JobProblems.unknownGroup(group) : startupGrace.unknownGroup(group));
         JobSpec valid = validator.validate(spec, current.worldSize(), current.backend());
         return stored(() -> jobsOf(group).submit(valid, properties.history()));
     }

@@ -39,6 +39,8 @@ class JobStore {
     private static final String COLUMNS = "job_id, group_name, seq, state, spec, generation, submitted_at,"
             + " dispatched_at, finished_at, dispatch_latency_micros, reported_ranks, failure_reason, results";
 
+    private static final String PROBE_GROUP = "/write-probe";
+
     private final JdbcClient jdbc;
 
     JobStore(JdbcClient jdbc) {
@@ -166,6 +168,15 @@ class JobStore {
                 .param(JobState.QUEUED.wireName())
                 .update();
         return running + queued;
+    }
+
+    /**
+     * Writes and deletes a sequence row that no group can own (outside {@code Protocol.GROUP_NAME}); in one
+     * transaction it leaves nothing behind. Throws while the database cannot write.
+     */
+    void probeWrite() {
+        jdbc.sql("INSERT INTO job_group (group_name, last_seq) VALUES (?, 0)").param(PROBE_GROUP).update();
+        jdbc.sql("DELETE FROM job_group WHERE group_name = ?").param(PROBE_GROUP).update();
     }
 
     private static Job job(ResultSet rs, int row) throws SQLException {

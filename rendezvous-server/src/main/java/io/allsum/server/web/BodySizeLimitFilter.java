@@ -48,10 +48,20 @@ public class BodySizeLimitFilter extends OncePerRequestFilter {
         try {
             chain.doFilter(limited, response);
         } finally {
-            if (limited.exceeded()) {
+            if (limited.exceeded() || leftUnread(request)) {
                 swallow(request);
             }
         }
+    }
+
+    /**
+     * A body the answer did not need (a 4xx after its first bad token) is read to its end too: Jetty closes the
+     * connection after an answer that left more than a buffer unread, without saying so, and the client's next
+     * request on it gets no answer. Not after a 100-continue expectation, whose body the client sends only if read.
+     */
+    private static boolean leftUnread(HttpServletRequest request) {
+        return !request.isAsyncStarted() && request.getHeader(HttpHeaders.EXPECT) == null
+                && (request.getContentLengthLong() > 0 || request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null);
     }
 
     /**

@@ -27,7 +27,8 @@ class JobHistoryRetentionTest {
     private JobService service(int history, Duration maxAge) {
         JobsProperties properties = JobsSettings.with(Map.of("history", Integer.toString(history),
                 "max-age", maxAge.toMillis() + "ms"));
-        return new JobService(directory, properties, new SimpleMeterRegistry(), store);
+        return new JobService(directory, properties, new SimpleMeterRegistry(), store,
+                new StartupGrace(Duration.ZERO));
     }
 
     private List<Job> cancelledJobs(JobService jobs, String group, int count) {

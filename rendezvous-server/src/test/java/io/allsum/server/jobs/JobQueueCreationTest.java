@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +28,8 @@ class JobQueueCreationTest {
     };
     private final FakeGroupDirectory directory = new FakeGroupDirectory(event -> {
     });
-    private final JobService jobs = new JobService(directory, JobsSettings.defaults(), new SimpleMeterRegistry(), store);
+    private final JobService jobs = new JobService(directory, JobsSettings.defaults(), new SimpleMeterRegistry(), store,
+            new StartupGrace(Duration.ZERO));
 
     @Test
     void aCompletedGenerationReadsNoDatabaseAndTheFirstSubmissionMakesTheQueue() {

@@ -5,6 +5,8 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 
+import java.time.Duration;
+
 /** Replaces the rendezvous registry by {@link FakeGroupDirectory} for the job tests. */
 @TestConfiguration(proxyBeanMethods = false)
 public class JobsTestSupport {
@@ -13,5 +15,12 @@ public class JobsTestSupport {
     @Primary
     FakeGroupDirectory fakeGroupDirectory(ApplicationEventPublisher events) {
         return new FakeGroupDirectory(events);
+    }
+
+    /** The job tests' server is long up: an unknown group is answered 404 at once (StartupGraceTest has the grace). */
+    @Bean
+    @Primary
+    StartupGrace startupGraceOver() {
+        return new StartupGrace(Duration.ZERO);
     }
 }
