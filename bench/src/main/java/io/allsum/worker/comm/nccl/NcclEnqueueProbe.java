@@ -69,13 +69,9 @@ public final class NcclEnqueueProbe implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
+    /** Bad arguments: one line and exit 2; a failure (NCCL unavailable here, a call refused): one line and exit 1. */
     static CommandLine commandLine() {
-        return new CommandLine(new NcclEnqueueProbe())
-                .setParameterExceptionHandler((e, args) -> {
-                    e.getCommandLine().getErr().println("nccl-enqueue-probe: " + e.getMessage()
-                            + " (--help lists the options)");
-                    return 2;
-                })
+        return GpuRanks.commandLine(new NcclEnqueueProbe())
                 .setExecutionExceptionHandler((e, cli, parsed) -> {
                     cli.getErr().println("nccl-enqueue-probe: " + e.getMessage());
                     return 1;

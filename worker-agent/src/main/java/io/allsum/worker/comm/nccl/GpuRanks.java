@@ -23,6 +23,15 @@ import picocli.CommandLine.ParameterException;
  */
 final class GpuRanks {
 
+    /** The command, its bad arguments answered with one line on stderr and exit 2, as the launcher does. */
+    static CommandLine commandLine(Object command) {
+        return new CommandLine(command).setParameterExceptionHandler((e, args) -> {
+            CommandLine cli = e.getCommandLine();
+            cli.getErr().println(cli.getCommandName() + ": " + e.getMessage() + " (--help lists the options)");
+            return 2;
+        });
+    }
+
     @Option(names = "-d", paramLabel = "DEVICE", description = "CUDA device (default: ALLSUM_DEVICE / LOCAL_RANK)")
     Integer device;
     @Option(names = "--rank", paramLabel = "R", defaultValue = "0", description = "this process's rank")

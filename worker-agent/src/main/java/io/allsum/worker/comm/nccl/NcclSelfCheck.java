@@ -78,12 +78,8 @@ public final class NcclSelfCheck implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
-    /** Bad arguments: one line on stderr and exit 2, as the launcher does. */
     static CommandLine commandLine() {
-        return new CommandLine(new NcclSelfCheck()).setParameterExceptionHandler((e, args) -> {
-            e.getCommandLine().getErr().println("allsum-selfcheck: " + e.getMessage() + " (--help lists the options)");
-            return 2;
-        });
+        return GpuRanks.commandLine(new NcclSelfCheck());
     }
 
     /** Sizes as nccl-tests writes them (shared-model's {@link ByteSize}: 8, 64K, 16M, 1G); its message is the error. */
