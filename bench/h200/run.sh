@@ -29,6 +29,12 @@ worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib
 # The benchmarks: the dist's bench jar (lib/bench.classpath); allsum_bench runs bench-rendezvous with allsum's flags.
 source "$repo/bench/classpath.sh"
 allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-} -cp "$(bench_cp)" io.allsum.launcher.BenchCommand "$@"; }
+# The bench jar's NCCL enqueue probe with the GPU libraries and JVM flags bin/allsum-selfcheck gives the backend;
+# PIN="taskset -c ..." runs it pinned.
+nccl_probe() (
+  source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_find_gpu_libs; allsum_jvm_flags worker nccl
+  exec ${PIN:-} "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.worker.comm.nccl.NcclEnqueueProbe "$@"
+)
 native_build() { [ -x /tmp/allreduce_bench ] || bash ${NATIVE_DIR:-bench/native}/build.sh /tmp/allreduce_bench >/dev/null; }
 native() { native_build; /tmp/allreduce_bench "$@"; }
 quiet() { "$@" > /dev/null; }
@@ -245,18 +251,20 @@ native_n() {
   for r in $(seq 0 $((n - 1))); do native "$@" --rank $r --nranks $n --id-file /tmp/ncclid > /tmp/native-$r.txt 2>&1 & pids+=($!); done
   for p in "${pids[@]}"; do wait $p; done; cat /tmp/native-0.txt; for r in $(seq 1 $((n - 1))); do tail -2 /tmp/native-$r.txt; done
 }
-# The Java backend alone, one JVM per GPU: selfcheck_n NRANKS ARGS...
-selfcheck_n() {
-  local n=$1; shift; rm -f /tmp/jncclid; local pids=() r
-  for r in $(seq 0 $((n - 1))); do allsum-selfcheck -d $r "$@" --rank $r --nranks $n --id-file /tmp/jncclid > /tmp/selfcheck-$r.txt 2>&1 & pids+=($!); done
-  for p in "${pids[@]}"; do wait $p; done; cat /tmp/selfcheck-0.txt; for r in $(seq 1 $((n - 1))); do tail -3 /tmp/selfcheck-$r.txt; done
+# One JVM per GPU, the NCCL id through a file: per_gpu COMMAND NRANKS ARGS... (rank 0's output, the others' tail)
+per_gpu() {
+  local cmd=$1 n=$2; shift 2; rm -f /tmp/jncclid; local pids=() r
+  for r in $(seq 0 $((n - 1))); do $cmd -d $r "$@" --rank $r --nranks $n --id-file /tmp/jncclid > /tmp/$cmd-$r.txt 2>&1 & pids+=($!); done
+  for p in "${pids[@]}"; do wait $p; done; cat /tmp/$cmd-0.txt; for r in $(seq 1 $((n - 1))); do tail -3 /tmp/$cmd-$r.txt; done
 }
+# The Java backend alone, one JVM per GPU: selfcheck_n NRANKS ARGS...
+selfcheck_n() { per_gpu allsum-selfcheck "$@"; }
 
 # small2/small1 time each size over 500 iterations: with 50, single ~10 us cells moved by 20-50 % between runs, in
 # native and Java alike (docs/benchmarks/multi-gpu.md). Process start and NCCL set-up dominate a run.
 part_small2() { # issue 13, every GPU in one call: native blocking / non-blocking, the backend alone, the job path
   local n=${N:-$(nvidia-smi -L | wc -l)} it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep
-  echo "## overhead probe, $n JVMs (8 B, host ns per call of each enqueue path)"; selfcheck_n $n -b 8 -e 8 -n $it -w $w --probe | grep -E '^#   [a-z]|^# probe'
+  echo "## overhead probe, $n JVMs (8 B, host ns per call of each enqueue path)"; per_gpu nccl_probe $n | grep -E '^#   [a-z]|^# probe'
   for rep in $(seq ${REPS:-3}); do # interleaved repetitions: each table's per-size median is compared
     echo "## rep $rep: native, $n processes, blocking communicator"; secs native_n $n -b 8 -e $e -f 2 -n $it -w $w
     echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck), $n JVMs"; secs selfcheck_n $n -b 8 -e $e -f 2 -n $it -w $w
@@ -297,7 +305,7 @@ part_small2s() { # issue 13 as small2, with the job path through a standing clus
 part_small1() { # issue 13 on one GPU: native blocking, the backend alone, the job path, interleaved repetitions
   local it=${ITERS:-500} w=${WARMUP:-50} e=${MAXB:-1G} rep
   export CUDA_VISIBLE_DEVICES=0
-  echo "## overhead probe, 1 JVM"; allsum-selfcheck -b 8 -e 8 -n $it -w $w --no-check --probe | grep -E '^#   [a-z]|^# probe'
+  echo "## overhead probe, 1 JVM"; nccl_probe | grep -E '^#   [a-z]|^# probe'
   for rep in $(seq ${REPS:-3}); do
     echo "## rep $rep: native, blocking communicator"; secs native -b 8 -e $e -f 2 -n $it -w $w
     echo "## rep $rep: allsum NCCL backend alone (NcclSelfCheck)"; secs allsum-selfcheck -b 8 -e $e -f 2 -n $it -w $w $([ $rep -gt 1 ] && echo --no-check)
@@ -391,7 +399,8 @@ part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, nati
   native_build
   for rep in 1 2; do for pin in "" "taskset -c 8-11"; do
     echo "## rep $rep: native ${pin:-unpinned}"; $pin /tmp/allreduce_bench -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^ +[0-9]'
-    echo "## rep $rep: JVM probe ${pin:-unpinned}"; $pin allsum-selfcheck --no-check --probe -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^#   [a-z]|^ +[0-9]'
+    echo "## rep $rep: JVM probe ${pin:-unpinned}"; PIN="$pin" nccl_probe | grep -E '^#   [a-z]'
+    $pin allsum-selfcheck --no-check -b 8 -e 1M -f 4 -n 50 -w 10 | grep -E '^ +[0-9]'
   done; done
   unset CUDA_VISIBLE_DEVICES
 }

@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiFunction;
 import java.util.function.IntSupplier;
 
 import static org.bytedeco.cuda.global.cudart.cudaErrorMemoryAllocation;
@@ -68,7 +69,6 @@ import static org.bytedeco.cuda.global.nccl.ncclCommUserRank;
 import static org.bytedeco.cuda.global.nccl.ncclGroupEnd;
 import static org.bytedeco.cuda.global.nccl.ncclGroupStart;
 import static org.bytedeco.cuda.global.nccl.ncclInProgress;
-import static org.bytedeco.cuda.global.nccl.ncclFloat32;
 import static org.bytedeco.cuda.global.nccl.ncclInt32;
 import static org.bytedeco.cuda.global.nccl.ncclRecv;
 import static org.bytedeco.cuda.global.nccl.ncclReduce;
@@ -317,128 +317,38 @@ public final class NcclCommunicator implements Communicator {
         String phase = "bare_all_reduce";
         Pointer s = input(send, phase, count, DataType.FLOAT32);
         Pointer r = output(recv, phase, count, DataType.FLOAT32);
-        ensureUsable(phase);
-        return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
+        return onGpuThread(phase, (blocking, onStream) -> {
             int dt = Nccl.ncclType(DataType.FLOAT32);
             long began = System.nanoTime();
             for (int i = 0; i < iters; i++) {
-                int rc = ncclAllReduce(s, r, count, dt, ncclSum, comm, stream);
+                int rc = ncclAllReduce(s, r, count, dt, ncclSum, blocking, onStream);
                 if (rc != ncclSuccess) {
                     enqueueFailed(phase, rc);
                 }
             }
-            long host = System.nanoTime() - began;
-            awaitWork(phase, null, deadline());
-            return host;
+            return System.nanoTime() - began;
         });
     }
 
     /**
-     * Diagnostics (NcclSelfCheck --probe): host nanoseconds per call of the ways to enqueue a float32 sum of
-     * {@code count} elements, each the median of {@code rounds} rounds of {@code calls} back-to-back calls after as
-     * many warm-up rounds (so the JIT has compiled every loop). Collective: every rank must call it.
+     * Diagnostics (the jni column, the bench module's enqueue probe): runs {@code body} on the GPU thread with the
+     * blocking communicator and its stream to call NCCL on directly, this communicator's own collectives only
+     * enqueuing inside it; then waits for the stream. Collective when the body is.
      */
-    String probeOverhead(CommBuffer send, CommBuffer recv, long count, int rounds, int calls) {
-        String phase = "probe";
-        Pointer s = input(send, phase, count, DataType.FLOAT32);
-        Pointer r = output(recv, phase, count, DataType.FLOAT32);
+    <T> T onGpuThread(String phase, BiFunction<ncclComm, CUstream_st, T> body) {
         ensureUsable(phase);
         return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
-            NcclFfm ffm = NcclFfm.bind();
-            java.lang.foreign.MemorySegment fs = NcclFfm.address(s.address());
-            java.lang.foreign.MemorySegment fr = NcclFfm.address(r.address());
-            java.lang.foreign.MemorySegment fc = NcclFfm.address(comm.address());
-            java.lang.foreign.MemorySegment fst = NcclFfm.address(stream.address());
-            java.lang.foreign.MemorySegment version = java.lang.foreign.Arena.global().allocate(4);
-            IntPointer jVersion = new IntPointer(1);
-            String[] names = {"javacpp ncclAllReduce", "ffm ncclAllReduce", "comm.allReduce (enqueue only)",
-                    "javacpp ncclGetVersion", "ffm ncclGetVersion"};
-            long[][] perCall = new long[names.length][rounds];
-            for (int round = -rounds; round < rounds; round++) {
-                for (int way = 0; way < names.length; way++) {
-                    if (way == 1 || way == 4) {
-                        if (ffm == null) {
-                            continue;
-                        }
-                    }
-                    long began = System.nanoTime();
-                    switch (way) {
-                        case 0 -> probeJavacpp(s, r, count, calls);
-                        case 1 -> probeFfm(ffm, fs, fr, count, fc, fst, calls);
-                        case 2 -> probeComm(send, recv, count, calls);
-                        case 3 -> probeJavacppVersion(jVersion, calls);
-                        default -> probeFfmVersion(ffm, version, calls);
-                    }
-                    long host = System.nanoTime() - began;
-                    awaitWork(phase, null, deadline());
-                    if (round >= 0) {
-                        perCall[way][round] = host / calls;
-                    }
-                }
+            boolean outer = enqueueOnly;
+            enqueueOnly = true;
+            T result;
+            try {
+                result = body.apply(comm, stream);
+            } finally {
+                enqueueOnly = outer;
             }
-            jVersion.close();
-            StringBuilder out = new StringBuilder("# probe: " + size + " rank(s), " + count * 4
-                    + " B, host ns per call, median of " + rounds + " rounds of " + calls + " calls:");
-            for (int way = 0; way < names.length; way++) {
-                long[] v = perCall[way].clone();
-                java.util.Arrays.sort(v);
-                out.append(String.format(java.util.Locale.ROOT, "%n#   %-32s %8d (min %d)", names[way],
-                        v[v.length / 2], v[0]));
-            }
-            return out.toString();
+            awaitWork(phase, null, deadline());
+            return result;
         });
-    }
-
-    private void probeJavacpp(Pointer s, Pointer r, long count, int calls) {
-        for (int i = 0; i < calls; i++) {
-            int rc = ncclAllReduce(s, r, count, ncclFloat32, ncclSum, comm, stream);
-            if (rc != ncclSuccess) {
-                enqueueFailed("probe", rc);
-            }
-        }
-    }
-
-    private static void probeFfm(NcclFfm ffm, java.lang.foreign.MemorySegment s, java.lang.foreign.MemorySegment r,
-                                 long count, java.lang.foreign.MemorySegment c, java.lang.foreign.MemorySegment st,
-                                 int calls) {
-        try {
-            for (int i = 0; i < calls; i++) {
-                int rc = (int) ffm.allReduce.invokeExact(s, r, count, ncclFloat32, ncclSum, c, st);
-                if (rc != ncclSuccess) {
-                    throw new IllegalStateException("ffm ncclAllReduce returned " + rc);
-                }
-            }
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    private void probeComm(CommBuffer send, CommBuffer recv, long count, int calls) {
-        boolean outer = enqueueOnly;
-        enqueueOnly = true;
-        try {
-            for (int i = 0; i < calls; i++) {
-                allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
-            }
-        } finally {
-            enqueueOnly = outer;
-        }
-    }
-
-    private static void probeJavacppVersion(IntPointer version, int calls) {
-        for (int i = 0; i < calls; i++) {
-            org.bytedeco.cuda.global.nccl.ncclGetVersion(version);
-        }
-    }
-
-    private static void probeFfmVersion(NcclFfm ffm, java.lang.foreign.MemorySegment version, int calls) {
-        try {
-            for (int i = 0; i < calls; i++) {
-                int rc = (int) ffm.getVersion.invokeExact(version);
-            }
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
     }
 
     @Override

@@ -1,13 +1,11 @@
 package io.allsum.worker.comm.nccl;
 
-import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.format.ByteSize;
 import io.allsum.model.format.NcclTestsTable;
 import io.allsum.model.rendezvous.GroupView;
-import io.allsum.model.rendezvous.Member;
 import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.CommunicatorFactory.JoinContribution;
@@ -15,15 +13,13 @@ import io.allsum.worker.comm.CommunicatorFactory.JoinContribution;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -61,23 +57,12 @@ public final class NcclSelfCheck implements Callable<Integer> {
     @Option(names = "-G", paramLabel = "LAUNCHES", defaultValue = "0", description = "CUDA-graph mode (nccl-tests' -G):"
             + " capture the ITERS all-reduces of a size in a graph, time LAUNCHES replays (0 = off, the default)")
     int graphLaunches;
-    @Option(names = "-d", paramLabel = "DEVICE", description = "CUDA device (default: ALLSUM_DEVICE / LOCAL_RANK)")
-    Integer device;
+    @Mixin
+    GpuRanks ranks = new GpuRanks();
     @Option(names = "--no-check", negatable = false, description = "skip the every op x dtype check")
     boolean noCheck;
-    @Option(names = "--rank", paramLabel = "R", defaultValue = "0", description = "this process's rank")
-    int rank;
-    @Option(names = "--nranks", paramLabel = "N", defaultValue = "1", description = "world size (one process per GPU)")
-    int nranks;
-    @Option(names = "--id-file", paramLabel = "PATH", description = "where rank 0 writes the NCCL id for the others")
-    Path idFile;
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "120",
-            description = "init and per-operation deadline (default ${DEFAULT-VALUE})")
-    long timeoutSeconds;
     @Option(names = "--abort-test", description = "after the sweep, 64 MiB all-reduces until one fails; exit 3")
     boolean abortTest;
-    @Option(names = "--probe", description = "print the host cost per call of each enqueue path")
-    boolean probe;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
     boolean help;
@@ -93,12 +78,8 @@ public final class NcclSelfCheck implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
-    /** Bad arguments: one line on stderr and exit 2, as the launcher does. */
     static CommandLine commandLine() {
-        return new CommandLine(new NcclSelfCheck()).setParameterExceptionHandler((e, args) -> {
-            e.getCommandLine().getErr().println("allsum-selfcheck: " + e.getMessage() + " (--help lists the options)");
-            return 2;
-        });
+        return GpuRanks.commandLine(new NcclSelfCheck());
     }
 
     /** Sizes as nccl-tests writes them (shared-model's {@link ByteSize}: 8, 64K, 16M, 1G); its message is the error. */
@@ -145,38 +126,20 @@ public final class NcclSelfCheck implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (device == null) {
-            device = NcclCommunicatorFactory.deviceFromEnvironment(System.getenv());
-        }
         boolean check = !noCheck;
-        if (nranks < 1 || rank < 0 || rank >= nranks) {
-            throw new ParameterException(spec.commandLine(), "--rank " + rank + " is outside [0, --nranks " + nranks + ")");
-        }
+        ranks.check(spec.commandLine());
         // -b 0 would never grow (0 x factor): the sweep starts at one byte at least.
-        if (minBytes < 1 || maxBytes < minBytes || factor < 2 || iters < 1 || warmup < 0 || graphLaunches < 0
-                || timeoutSeconds < 1) {
-            throw new ParameterException(spec.commandLine(), "need 1 <= -b <= -e, -f >= 2, -n >= 1, -w >= 0, -G >= 0,"
-                    + " --timeout >= 1");
+        if (minBytes < 1 || maxBytes < minBytes || factor < 2 || iters < 1 || warmup < 0 || graphLaunches < 0) {
+            throw new ParameterException(spec.commandLine(), "need 1 <= -b <= -e, -f >= 2, -n >= 1, -w >= 0, -G >= 0");
         }
-        if (nranks > 1 && idFile == null) {
-            throw new ParameterException(spec.commandLine(), "--nranks > 1 needs --id-file");
-        }
-        boolean print = rank == 0;
+        int nranks = ranks.nranks;
+        boolean print = ranks.rank == 0;
         long t0 = System.nanoTime();
-        try (NcclCommunicatorFactory factory = new NcclCommunicatorFactory(device,
-                Duration.ofSeconds(timeoutSeconds))) {
-            if (!factory.isAvailable()) {
-                throw new IllegalStateException("NCCL backend unavailable: " + factory.unavailableReason());
-            }
-            JoinContribution join = factory.prepareJoin(rank);
-            String uniqueId = nranks == 1 ? join.uniqueId() : exchangeId(join.uniqueId(), rank, idFile);
-            List<Member> members = new java.util.ArrayList<>();
-            for (int r = 0; r < nranks; r++) {
-                members.add(new Member(r, "selfcheck-" + r, null, null, r == rank ? join.device() : null));
-            }
-            GroupView view = new GroupView("selfcheck", 1, nranks, Backend.NCCL, uniqueId, members);
+        try (NcclCommunicatorFactory factory = ranks.factory()) {
+            JoinContribution join = factory.prepareJoin(ranks.rank);
+            GroupView view = ranks.view(join);
             long initStart = System.nanoTime();
-            try (Communicator comm = factory.create(view, rank, Duration.ofSeconds(timeoutSeconds))) {
+            try (Communicator comm = factory.create(view, ranks.rank, ranks.timeout())) {
                 double initMs = (System.nanoTime() - initStart) / 1e6;
                 if (print) {
                     System.out.printf(Locale.ROOT, "# allsum NcclSelfCheck: %d rank(s), device %d (%s), NCCL %s, "
@@ -193,14 +156,6 @@ public final class NcclSelfCheck implements Callable<Integer> {
                     failures = runChecks(comm);
                 }
                 warmUpJit(comm);
-                if (probe && comm instanceof NcclCommunicator nccl) {
-                    try (CommBuffer a = comm.allocate(8); CommBuffer b = comm.allocate(8)) {
-                        String report = nccl.probeOverhead(a, b, 2, 50, 500);
-                        if (print) {
-                            System.out.println(report);
-                        }
-                    }
-                }
                 long wrong = sweep(comm, minBytes, maxBytes, factor, iters, warmup, graphLaunches, print);
                 if (failures > 0 || wrong > 0) {
                     throw new IllegalStateException("self check FAILED: " + failures + " op x dtype cases failed, "
@@ -211,33 +166,11 @@ public final class NcclSelfCheck implements Callable<Integer> {
                 }
                 if (abortTest) {
                     // Exits here: closing an aborted communicator is not what this test measures.
-                    System.exit(abortTest(comm, timeoutSeconds));
+                    System.exit(abortTest(comm, ranks.timeoutSeconds));
                 }
             }
         }
         return 0;
-    }
-
-    /** Rank 0 writes the id to PATH (write, then rename); the others poll for it for 60 s. */
-    private static String exchangeId(String ownId, int rank, Path file) throws Exception {
-        if (rank == 0) {
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, ownId);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            return ownId;
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(file)) {
-                String id = Files.readString(file).strip();
-                if (!id.isEmpty()) {
-                    return id;
-                }
-            }
-            Thread.sleep(10);
-        }
-        throw new IllegalStateException("rank " + rank + ": no NCCL id in " + file + " after 60 s");
     }
 
     /**
@@ -294,7 +227,7 @@ public final class NcclSelfCheck implements Callable<Integer> {
      * Compiles the enqueue path before measuring: the sweep makes only ~1,400 calls, below C2's threshold, and an
      * interpreted wrapper costs microseconds per call (H200 smoke run 2: 8.5 us vs native 5 us at 8 B).
      */
-    private static void warmUpJit(Communicator comm) {
+    static void warmUpJit(Communicator comm) {
         try (CommBuffer small = comm.allocate(64)) {
             for (int round = 0; round < 10; round++) {
                 comm.timeNanos(() -> {

@@ -15,7 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * ncclAllReduce through the JDK's foreign-function API, bound to the libnccl.so.2 that the JNI wrappers use
- * (dlopen of the same file returns the same handle). Used by the overhead probe to compare the two call paths:
+ * (dlopen of the same file returns the same handle). Used by NcclEnqueueProbe to compare the two call paths:
  * a downcall with pre-made address segments has no per-call field reads, unlike JavaCPP's generated JNI code.
  */
 final class NcclFfm {
