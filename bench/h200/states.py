@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Per-size medians of a run.sh part file (small2, small2s, small1) within each of the host's two states.
 
-On the GPU host every process, native C included, runs in a fast or a slow state (docs/benchmarks/h200-multi-gpu.md,
-"Eighth session"), so a series' median over a few tables depends on how many of its processes were fast. This
-classifies each table by its launch-bound time (the median of its sizes up to 4 KiB) into the fast or slow group (the
-split of all tables' launch-bound times with the least spread within the two groups), then prints, per state, each
-series' per-size median over its tables in that state and the ratios to the reference series (the first), e.g.
-  python3 bench/h200/states.py docs/benchmarks/raw/h200-x2-s8-g/small2.txt [--ref SERIES]
+On the GPU host every process, native C included, runs in a fast or a slow state (docs/benchmarks/multi-gpu.md), so
+a series' median over a few tables depends on how many of its processes were fast. This classifies each table by
+its launch-bound time (the median of its sizes up to 4 KiB) into the fast or slow group (the split of all tables'
+launch-bound times with the least spread within the two groups), then prints, per state, each series' per-size
+median over its tables in that state and the ratios to the reference series (the first), e.g.
+  python3 bench/h200/states.py docs/benchmarks/raw/nccl-h200-x2-small-messages/small2.txt [--ref SERIES]
 A table that switched state part-way counts as the state of most of its launch-bound sizes."""
 import os, statistics, sys
 

@@ -84,7 +84,7 @@ cp "$root/packaging/jvm/"*.jvmargs "$stage/conf/"
 chmod +x "$stage/bin/"*
 cp "$root/packaging/dist/README.txt" "$stage/" 2>/dev/null || true
 
-# JDK AOT caches (lib/<app>.aot, docs/benchmarks.md "Start-up levers"): bin/allsum-aot-train, a training run of this
+# JDK AOT caches (lib/<app>.aot, docs/benchmarks/startup.md): bin/allsum-aot-train, a training run of this
 # very distribution (its runtime, its jars, its flags). The JVM checks a cache against the runtime and each jar's size
 # and time (tar and image layers keep both) and ignores one that does not match. They add about 30 MB to the .tar.xz:
 # DIST_AOT=off builds without them (run bin/allsum-aot-train on the host instead); a failed training run leaves them

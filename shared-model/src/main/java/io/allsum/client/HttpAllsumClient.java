@@ -112,7 +112,7 @@ public final class HttpAllsumClient implements AllsumClient {
                 // The client's selector thread completes each response itself, and the caller (blocked in get)
                 // wakes: one thread hand-off fewer than through an executor. Every body here is gathered into a
                 // byte array, so nothing blocks that thread. A rendezvous of 256 ranks in 16 processes got every
-                // answer 15% sooner (docs/benchmarks.md, "The first answer").
+                // answer 15% sooner (docs/benchmarks/rendezvous.md).
                 .executor(Runnable::run)
                 .build();
     }

@@ -22,8 +22,8 @@ import java.io.ByteArrayOutputStream;
  * <p>Why: a worker joins once per generation, so this code is never compiled. In a fresh JVM on a 2-core machine
  * (interpreted, after a first call) databind took 60-390 us to write the request and 190-540 us to read the answer,
  * the streaming code 32-130 us and 85-200 us; the first calls, which build databind's serializer and deserializers,
- * took 100-340 ms and 60-260 ms against 28-32 ms and 51-115 ms (docs/benchmarks.md, "The join's JSON without
- * databind"). The last rank's request and every rank's answer are on the path a rendezvous is measured by.
+ * took 100-340 ms and 60-260 ms against 28-32 ms and 51-115 ms (docs/benchmarks/rendezvous.md).
+ * The last rank's request and every rank's answer are on the path a rendezvous is measured by.
  */
 final class JoinWire {
 

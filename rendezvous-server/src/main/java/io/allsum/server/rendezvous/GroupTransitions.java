@@ -69,7 +69,7 @@ class GroupTransitions {
          * Parked joins per answering thread: {@code ceil(waiters / ANSWER_CHUNK)} virtual threads answer a generation's
          * waiters. Answering a join writes its answer (JoinHandler: tens of microseconds each, on the answering
          * thread), so at thousands of waiters one thread answering them all was most of the time until the last answer
-         * (docs/benchmarks.md, "Where the time to the last answer goes", "Joins below the servlet layer").
+         * (docs/benchmarks/rendezvous.md).
          */
         static final int ANSWER_CHUNK = 16;
 
@@ -87,7 +87,7 @@ class GroupTransitions {
         /**
          * Answers every waiter in {@code waiters} with {@code answer}, after the unlock, on several threads that take
          * the next unanswered waiter from one shared cursor: a thread that stalls (descheduled mid-write: 0.3-1.7 ms
-         * on the 32-core host, docs/benchmarks.md, "Answering threads share one cursor") holds back the one answer it
+         * on the 32-core host, docs/benchmarks/rendezvous.md) holds back the one answer it
          * is writing, not a fixed chunk of them, and threads that start late find less left. None is answered on the
          * calling thread: when that is the last rank's join, its own answer goes out at once.
          */
@@ -143,7 +143,7 @@ class GroupTransitions {
     /** Completes the generation: every parked join is answered (after unlock) with the shared view. */
     Delivery complete(Group group, long now, Effects effects) {
         // Loops rather than streams from here to the answers: this runs once per generation, so it is never
-        // compiled, and interpreted streams cost tens of microseconds more (docs/benchmarks.md, "The first answer").
+        // compiled, and interpreted streams cost tens of microseconds more (docs/benchmarks/rendezvous.md).
         List<Member> members = new ArrayList<>(group.worldSize());
         for (Slot slot : group.slots()) {
             members.add(slot.toMember());
@@ -165,7 +165,7 @@ class GroupTransitions {
         // for the compact rank view (view=rank) never need it, and at 16,384 members it costs milliseconds.
         effects.answerAll(answered, future -> future.complete(answer));
         // The rest waits until the answers are on their way: a generation completes once, so this code never gets
-        // hot, and the log line alone took 0.2 ms before the first answer (docs/benchmarks.md, "The first answer").
+        // hot, and the log line alone took 0.2 ms before the first answer (docs/benchmarks/rendezvous.md).
         // A timer that fires meanwhile finds its waiter gone (expire) and does nothing.
         Duration formed = Duration.ofNanos(now - group.openedNanos());
         String name = group.name();

@@ -35,7 +35,7 @@ class ConnectionSettings implements WebServerFactoryCustomizer<JettyServletWebSe
      * Spring Boot's Jetty factory (as its auto-configuration makes it, server customizers included), whose connectors
      * take their buffers from a pool with a bucket of exactly the read buffer's size. Jetty's default pool rounds
      * every buffer up to a multiple of 4 KB, so a parked join's 2 KB read buffer cost 4 KB of direct memory: 64 MB
-     * at 16,384 waiting joins (docs/benchmarks.md, "Server memory at 16,384 waiting joins").
+     * at 16,384 waiting joins (docs/benchmarks/rendezvous.md, "Server memory at 16,384 waiting joins").
      */
     @Bean
     JettyServletWebServerFactory jettyServletWebServerFactory(ObjectProvider<JettyServerCustomizer> customizers) {
@@ -60,7 +60,7 @@ class ConnectionSettings implements WebServerFactoryCustomizer<JettyServletWebSe
                 }
                 // Jetty gives every keep-alive connection, after its first request, a header cache of 1,024
                 // entries: about 100 KB per connection, held while it is idle. A rank's connection carries a few
-                // requests, and 16,384 ranks would hold 1.6 GB of caches (docs/benchmarks.md, "Rendezvous at scale").
+                // requests, and 16,384 ranks would hold 1.6 GB of caches (docs/benchmarks/rendezvous.md).
                 HttpConnectionFactory http = connector.getConnectionFactory(HttpConnectionFactory.class);
                 if (http != null) {
                     http.getHttpConfiguration().setHeaderCacheSize(0);

@@ -52,7 +52,7 @@ import java.util.function.Consumer;
  *
  * <p>Why below the servlet layer: a generation's completion answers every parked join at once. Here a parked join
  * holds Jetty's request and a callback, and its answer is one non-blocking write from the thread that completes it
- * (docs/benchmarks.md, "Joins below the servlet layer").
+ * (docs/benchmarks/rendezvous.md).
  *
  * <p>Every join that passed the token check is counted once, by outcome, when its answer is made.
  */
