@@ -134,7 +134,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     @Option(names = "--clients", defaultValue = "shared", description = "shared: the ranks of one process share one "
             + "HTTP client (one selector thread reads their answers) on virtual threads; per-rank: each rank has its "
             + "own HTTP client and platform thread, as a worker process has (on the 32-core GPU host that was slower "
-            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks.md); allsum: each rank "
+            + "from 256 ranks: thousands of client threads woke at once, docs/benchmarks/rendezvous.md); allsum: each rank "
             + "joins on its own platform thread through the process's one HttpAllsumClient, as a worker does "
             + "(rank view only)")
     String clients;
