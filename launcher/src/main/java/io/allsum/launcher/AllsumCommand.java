@@ -177,6 +177,8 @@ public final class AllsumCommand implements Callable<Integer> {
     private GroupStatus groupSeen;
     private Job jobSeen;
     private LocalPlan planned;
+    /** The job's table, printed row by row as the server shows them. */
+    private LiveTable table;
 
     public static void main(String[] args) {
         System.exit(execute(args, System.out, System.err));
@@ -418,11 +420,14 @@ public final class AllsumCommand implements Callable<Integer> {
             rankLines.add(new ResultTable.RankLine(m.rank(), pidOfRank.apply(m.rank()), m.host(), m.device(),
                     m.endpoint()));
         }
+        table = new LiveTable(spec.commandLine().getOut(), progress, String.valueOf(status.backend()),
+                status.worldSize(), rankLines, statistic());
         Job submitted = session.submit(jobSpec);
         jobSeen = submitted;
         phase("jobSubmitted");
         Job done = session.follow(submitted, deadline, job -> {
             jobSeen = job;
+            table.show(job);
             if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
                 phase("jobRunning");
             }
@@ -434,15 +439,8 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** Prints the table and turns the job's outcome into an exit code (the JSON is written by call()). */
     private int report(String mode) {
-        Outcome o = outcome;
-        Job job = statistic().apply(o.job(), o.worldSize());
-        List<SizeResult> rows = job.results() == null ? List.of() : job.results();
-        PrintWriter out = spec.commandLine().getOut();
-        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED) {
-            // The job's rows under the chosen statistic (-a), from each rank's time in the server's result.
-            out.print(ResultTable.format(job, o.backend(), o.worldSize(), o.ranks(), statistic()));
-            out.flush();
-        }
+        Job job = outcome.job();
+        table.finish(job);
         if (job.state() != JobState.SUCCEEDED) {
             throw new LauncherException("job " + job.jobId() + " " + job.state()
                     + (job.failureReason() == null ? "" : ": " + job.failureReason()));
