@@ -28,6 +28,28 @@ final class LauncherProcess {
     }
 
     static Result run(Path workDir, long deadlineSeconds, String... args) throws IOException, InterruptedException {
+        return start(workDir, args).await(deadlineSeconds);
+    }
+
+    /** A launcher process on its way; its stdout can be read while it runs. */
+    record Running(Process process, Path out, Path err, String[] args) {
+        String stdoutSoFar() throws IOException {
+            return Files.readString(out, StandardCharsets.UTF_8);
+        }
+
+        Result await(long deadlineSeconds) throws IOException, InterruptedException {
+            if (!process.waitFor(deadlineSeconds, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                throw new AssertionError("allsum " + String.join(" ", args) + " did not exit within "
+                        + deadlineSeconds + " s; stderr so far:\n" + Files.readString(err));
+            }
+            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        }
+    }
+
+    static Running start(Path workDir, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessLayout.currentJava().toString());
         command.add("-jar");
@@ -40,15 +62,7 @@ final class LauncherProcess {
         // The test decides the layout: never a distribution that happens to be installed on the machine.
         pb.environment().remove("ALLSUM_HOME");
         pb.environment().remove("ALLSUM_TOKEN");
-        Process p = pb.start();
-        if (!p.waitFor(deadlineSeconds, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            throw new AssertionError("allsum " + String.join(" ", args) + " did not exit within " + deadlineSeconds
-                    + " s; stderr so far:\n" + Files.readString(err));
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        return new Running(pb.start(), out, err, args);
     }
 
     private LauncherProcess() {
