@@ -27,6 +27,15 @@ final class LauncherProcess {
         return path;
     }
 
+    /** Skips the test unless the reactor packaged the server and worker jars that a local run starts. */
+    static void assumeReactorJars() {
+        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
+        for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
+            assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
+                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+        }
+    }
+
     static Result run(Path workDir, long deadlineSeconds, String... args) throws IOException, InterruptedException {
         return start(workDir, args).await(deadlineSeconds);
     }

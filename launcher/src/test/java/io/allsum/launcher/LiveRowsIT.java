@@ -3,12 +3,10 @@ package io.allsum.launcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Rows appear on stdout as they are measured: a local sweep whose last size is slow prints its first row while the
@@ -21,11 +19,7 @@ class LiveRowsIT {
 
     @Test
     void localRunPrintsTheFirstRowWhileTheSlowLastSizeStillRuns() throws Exception {
-        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
-        for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
-            assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
-                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
-        }
+        LauncherProcess.assumeReactorJars();
         // Two sizes: 1 KiB (fast) and 64 MiB, 40 iterations of which take seconds on the ring backend.
         LauncherProcess.Running run = LauncherProcess.start(dir, "--backend", "ring", "--ranks", "2",
                 "-b", "1K", "-e", "64M", "-f", "65536", "-n", "40", "-w", "1", "--timeout", "300");

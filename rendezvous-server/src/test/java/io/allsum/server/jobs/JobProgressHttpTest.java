@@ -20,8 +20,14 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     private static final long MIB = 1L << 20;
 
-    private Job submitSweepOfOneTwoFourMiB() {
-        return http.submitOk(group, Map.of("minBytes", MIB, "maxBytes", 4 * MIB, "stepFactor", 2));
+    /** The job under test: a sweep of 1, 2 and 4 MiB. */
+    private Job job;
+
+    /** Two ranks form the group and receive the job. */
+    private List<JobAssignment> runningOnTwoRanks() {
+        directory.form(group, 2);
+        job = http.submitOk(group, Map.of("minBytes", MIB, "maxBytes", 4 * MIB, "stepFactor", 2));
+        return everyRankReceives(2, 0);
     }
 
     private RankReport partial(int rank, JobAssignment job, double... times) {
@@ -39,9 +45,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     @Test
     void runningJobShowsOneRowPerSizeThatEveryRankMeasured() {
-        directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
-        List<JobAssignment> received = everyRankReceives(2, 0);
+        List<JobAssignment> received = runningOnTwoRanks();
 
         http.reportOk(group, job.jobId(), partial(0, received.get(0), 10, 20));
         Job oneRankAhead = http.getOk(group, job.jobId());
@@ -64,9 +68,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     @Test
     void partialReportAfterTheRanksFinalReportIsIgnored() {
-        directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
-        List<JobAssignment> received = everyRankReceives(2, 0);
+        List<JobAssignment> received = runningOnTwoRanks();
 
         http.reportOk(group, job.jobId(), new RankReport(0, instance(0), received.get(0).generation(), true, null,
                 results(10, 20, 40)));
@@ -86,9 +88,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     @Test
     void partialReportWithSizesOutsideTheSweepAnswers400() {
-        directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
-        JobAssignment received = everyRankReceives(2, 0).getFirst();
+        JobAssignment received = runningOnTwoRanks().getFirst();
 
         var tooMany = http.report(group, job.jobId(), partial(0, received, 1, 2, 3, 4));
         var wrongSize = http.report(group, job.jobId(), new RankReport(0, instance(0), received.generation(), true,
@@ -102,9 +102,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     @Test
     void failedRankKeepsTheRowsEveryRankMeasuredInTheStoredJob() {
-        directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
-        List<JobAssignment> received = everyRankReceives(2, 0);
+        List<JobAssignment> received = runningOnTwoRanks();
 
         http.reportOk(group, job.jobId(), partial(0, received.get(0), 10));
         http.reportOk(group, job.jobId(), new RankReport(1, instance(1), received.get(1).generation(), false,
@@ -120,9 +118,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     @Test
     void failedGenerationKeepsTheRowsEveryRankMeasured() {
-        directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
-        List<JobAssignment> received = everyRankReceives(2, 0);
+        List<JobAssignment> received = runningOnTwoRanks();
         http.reportOk(group, job.jobId(), partial(0, received.get(0), 10, 20));
         http.reportOk(group, job.jobId(), partial(1, received.get(1), 12, 18));
 
@@ -137,7 +133,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
     @Test
     void jobLongPollEndsWhenARowAppearsOrTheStateChanges() throws Exception {
         directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
+        Job job = http.submitOk(group, Map.of("minBytes", MIB, "maxBytes", 4 * MIB, "stepFactor", 2));
         Job queuedAnswer = http.watchOk(group, job.jobId(), "wait=0");
         List<JobAssignment> received = everyRankReceives(2, 0);
         Job stateChanged = http.watchOk(group, job.jobId(), "wait=20&state=queued");
@@ -163,9 +159,7 @@ class JobProgressHttpTest extends JobsHttpTestBase {
 
     @Test
     void jobLongPollEndsWhenTheJobEndsAndRefusesABadState() throws Exception {
-        directory.form(group, 2);
-        Job job = submitSweepOfOneTwoFourMiB();
-        List<JobAssignment> received = everyRankReceives(2, 0);
+        List<JobAssignment> received = runningOnTwoRanks();
         CompletableFuture<Job> ended = CompletableFuture.supplyAsync(
                 () -> http.watchOk(group, job.jobId(), "wait=20&state=running&rows=0"));
         Thread.sleep(200);
