@@ -131,6 +131,23 @@ class JobProgressHttpTest extends JobsHttpTestBase {
     }
 
     @Test
+    void jobPastItsDeadlineKeepsTheRowsEveryRankMeasuredAndEndsTheLongPoll() throws Exception {
+        directory.form(group, 2);
+        Job job = http.submitOk(group, Map.of("minBytes", MIB, "maxBytes", 4 * MIB, "stepFactor", 2,
+                "timeoutSeconds", 1));
+        List<JobAssignment> received = everyRankReceives(2, 0);
+        http.reportOk(group, job.jobId(), partial(0, received.get(0), 10, 20));
+        http.reportOk(group, job.jobId(), partial(1, received.get(1), 12));
+
+        Job failed = http.watchOk(group, job.jobId(), "wait=20&state=running&rows=1");
+
+        assertThat(failed.state()).isEqualTo(JobState.FAILED);
+        assertThat(failed.failureReason()).contains("timed out after 1 s");
+        assertThat(failed.results()).singleElement().satisfies(r -> assertThat(r.bytes()).isEqualTo(MIB));
+        assertThat(http.getOk(group, job.jobId()).results()).as("as stored").isEqualTo(failed.results());
+    }
+
+    @Test
     void jobLongPollEndsWhenARowAppearsOrTheStateChanges() throws Exception {
         directory.form(group, 2);
         Job job = http.submitOk(group, Map.of("minBytes", MIB, "maxBytes", 4 * MIB, "stepFactor", 2));
