@@ -28,8 +28,8 @@ import java.util.function.Supplier;
 
 /**
  * The job queue of one group: its queued and running jobs in submission order ({@code seq}), a "changed"
- * signal that long-polling workers wait on, and a "view changed" signal (a job's state or rows) for job watchers. Every job is also in the {@link JobStore}: written when submitted,
- * dispatched and ended; an ended job leaves memory once its final state is stored (a failed write is retried by
+ * signal that long-polling workers wait on, and a "view changed" signal (a job's state or rows) for job watchers.
+ * Every job is also in the {@link JobStore}: written when submitted, dispatched and ended; an ended job leaves memory once its final state is stored (a failed write is retried by
  * {@link #settle()}). Every method takes the group's lock; none calls out of the jobs package while holding it
  * (the store aside), so the rendezvous registry may publish its events from under its own locks.
  */
