@@ -218,9 +218,9 @@
         ${g.failureReason ? `<p class="reason">${esc(g.failureReason)}</p>` : ''}
         ${members.length ? `<div class="scroll"><table class="members">
           <caption class="sr-only">Members of ${esc(g.group)}</caption>
-          <thead><tr><th scope="col">rank</th><th scope="col">host</th><th scope="col">device</th><th scope="col">heartbeat</th></tr></thead>
+          <thead><tr><th scope="col">rank</th><th scope="col">host</th><th scope="col" class="wide-only">device</th><th scope="col">heartbeat</th></tr></thead>
           <tbody>${members.map((m) => `<tr data-testid="member">
-            <td class="num">${m.rank}</td><td>${esc(m.host || '-')}</td><td>${esc(m.device || '-')}</td>
+            <td class="num">${m.rank}</td><td>${esc(m.host || '-')}</td><td class="wide-only">${esc(m.device || '-')}</td>
             <td class="num${m.heartbeatAgeMillis > STALE_HEARTBEAT_MS ? ' warn' : ''}">${age(m.heartbeatAgeMillis)}</td></tr>`).join('')}
           </tbody></table></div>` : ''}
       </article>`;
@@ -279,12 +279,12 @@
     }
     replace('jobs', jobs.length ? `<h3>Jobs</h3><div class="scroll"><table class="jobs" data-testid="jobs">
       <caption class="sr-only">Jobs of ${esc(selectedGroup)}, newest first</caption>
-      <thead><tr><th scope="col">#</th><th scope="col">state</th><th scope="col">sweep</th><th scope="col">submitted</th>
-        <th scope="col">queued</th><th scope="col">ran</th><th scope="col">peak busbw</th><th scope="col"><span class="sr-only">show</span></th></tr></thead>
+      <thead><tr><th scope="col">#</th><th scope="col">state</th><th scope="col" class="sweep-col">sweep</th><th scope="col" class="wide-only">submitted</th>
+        <th scope="col" class="wide-only">queued</th><th scope="col" class="wide-only">ran</th><th scope="col">peak busbw</th><th scope="col"><span class="sr-only">show</span></th></tr></thead>
       <tbody>${jobs.map((j) => `<tr class="${j.jobId === selectedJob ? 'selected' : ''}" data-testid="job-row" data-state="${esc(j.state)}">
         <td class="num">${j.seq}</td><td><span class="badge state-${esc(j.state)}">${esc(j.state)}</span></td>
-        <td>${esc(sweepLabel(j.spec))}</td><td>${when(j.submittedAt)}</td>
-        <td class="num">${span(j.submittedAt, j.dispatchedAt)}</td><td class="num">${span(j.dispatchedAt, j.finishedAt)}</td>
+        <td class="sweep-col">${esc(sweepLabel(j.spec))}</td><td class="wide-only">${when(j.submittedAt)}</td>
+        <td class="num wide-only">${span(j.submittedAt, j.dispatchedAt)}</td><td class="num wide-only">${span(j.dispatchedAt, j.finishedAt)}</td>
         <td class="num">${peak(j)}</td>
         <td><button type="button" class="small" data-action="job" data-value="${esc(j.jobId)}" data-key="j-${esc(j.jobId)}"
           aria-pressed="${j.jobId === selectedJob}" aria-label="Show job ${j.seq}">Show</button></td></tr>`).join('')}
@@ -301,6 +301,7 @@
     const rows = job.results || [];
     const s = job.spec || {};
     const world = job.reportedRanks ? job.reportedRanks.length : 0;
+    const running = job.state === 'running';
     let html = `<article class="card job" data-testid="job" data-state="${esc(job.state)}" aria-labelledby="job-h">
       <h3 id="job-h">Job ${job.seq} <span class="badge state-${esc(job.state)}">${esc(job.state)}</span></h3>
       <dl class="facts">
@@ -315,21 +316,29 @@
         <div><dt>#wrong</dt><dd data-testid="wrong" class="${totalWrong(rows) > 0 ? 'warn' : ''}">${rows.length ? totalWrong(rows) : '-'}</dd></div>
       </dl>
       ${job.failureReason ? `<p class="reason" data-testid="failure">${esc(job.failureReason)}</p>` : ''}`;
+    if (running) {
+      // The server shows the sizes every rank has measured; the rest follow as the ranks report them.
+      html += `<p class="muted" data-testid="progress" aria-live="polite">${rows.length
+        ? `Running: ${rows.length} size${rows.length === 1 ? '' : 's'} done so far; the table grows as every rank measures the next.`
+        : 'Running: waiting for every rank to measure the first size&hellip;'}</p>`;
+    } else if (job.state === 'failed' && rows.length) {
+      html += `<p class="muted" data-testid="progress">The ${rows.length} size${rows.length === 1 ? '' : 's'} every rank measured before the job failed.</p>`;
+    }
     if (rows.length) {
       html += `<div class="result">
         <figure class="plot" data-testid="plot">${busbwPlot(rows, 'Bus bandwidth of job ' + job.seq + ' (' + sweepLabel(s) + ')')}
           <figcaption class="sr-only">One point per message size; the table beside it holds the same numbers.</figcaption></figure>
         <div class="scroll"><table class="results" data-testid="results">
-          <caption>Results (slowest rank's time)</caption>
+          <caption>Results (slowest rank's time)${running ? ', so far' : ''}</caption>
           <thead><tr><th scope="col">size</th><th scope="col">time &micro;s</th>
-            <th scope="col">algbw GB/s</th><th scope="col">busbw GB/s</th><th scope="col">#wrong</th></tr></thead>
+            <th scope="col" class="wide-only">algbw GB/s</th><th scope="col">busbw GB/s</th><th scope="col">#wrong</th></tr></thead>
           <tbody>${rows.map((r) => `<tr><th scope="row" class="num" title="${r.count} elements">${bytes(r.bytes)}</th>
-            <td class="num">${fmt(r.timeMicros, 1)}</td><td class="num">${fmt(r.algBandwidthGBps, 2)}</td>
+            <td class="num">${fmt(r.timeMicros, 1)}</td><td class="num wide-only">${fmt(r.algBandwidthGBps, 2)}</td>
             <td class="num">${fmt(r.busBandwidthGBps, 2)}</td><td class="num${r.wrongElements > 0 ? ' warn' : ''}">${r.wrongElements}</td></tr>`).join('')}
           </tbody></table></div>
       </div>${rankTimes(rows)}`;
-    } else if (job.state === 'queued' || job.state === 'running') {
-      html += '<p class="muted">Waiting for every rank to report&hellip;</p>';
+    } else if (job.state === 'queued') {
+      html += '<p class="muted">Queued: waiting to be handed to the ranks&hellip;</p>';
     }
     html += '</article>';
     replace('job', html);
@@ -375,12 +384,12 @@
       const prev = i ? points[i - 1].peak : null;
       const change = prev ? (p.peak - prev) / prev * 100 : null;
       rows += `<tr><th scope="row" class="num">${p.seq}</th><td>${when(p.at)}</td><td class="num">${fmt(p.peak, 2)}</td>
-        <td class="num">${fmt(p.largest, 2)}</td><td class="num${change !== null && change < -10 ? ' warn' : ''}">${change === null ? '-' : (change >= 0 ? '+' : '') + fmt(change, 1) + ' %'}</td></tr>`;
+        <td class="num wide-only">${fmt(p.largest, 2)}</td><td class="num${change !== null && change < -10 ? ' warn' : ''}">${change === null ? '-' : (change >= 0 ? '+' : '') + fmt(change, 1) + ' %'}</td></tr>`;
     });
     replace('history', `<h3>History of this sweep</h3><div class="result">
       <figure class="plot" data-testid="history-plot">${historyPlot(points, 'Peak bus bandwidth of ' + sweepLabel(job.spec) + ' per run')}</figure>
       <div class="scroll"><table data-testid="history"><caption>Runs of ${esc(sweepLabel(job.spec))}</caption>
-        <thead><tr><th scope="col">job</th><th scope="col">submitted</th><th scope="col">peak GB/s</th><th scope="col">largest size GB/s</th><th scope="col">vs previous</th></tr></thead>
+        <thead><tr><th scope="col">job</th><th scope="col">submitted</th><th scope="col">peak GB/s</th><th scope="col" class="wide-only">largest size GB/s</th><th scope="col">vs previous</th></tr></thead>
         <tbody>${rows}</tbody></table></div></div>`);
   }
 
@@ -613,11 +622,13 @@
     return ms < 1000 ? ms + ' ms' : fmt(ms / 1000, 1) + ' s';
   }
 
+  /** A moment with its date, local time: 2026-12-02 05:28:09 (the full timestamp as the tooltip). */
   function when(iso) {
     if (!iso) return '-';
     const d = new Date(iso);
-    const today = new Date().toDateString() === d.toDateString();
-    return `<time datetime="${esc(iso)}">${today ? d.toLocaleTimeString() : d.toLocaleString()}</time>`;
+    const two = (n) => String(n).padStart(2, '0');
+    const text = `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+    return `<time datetime="${esc(iso)}" title="${esc(d.toString())}">${text}</time>`;
   }
 
   function span(from, to) {

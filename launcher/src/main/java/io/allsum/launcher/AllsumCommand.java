@@ -193,10 +193,8 @@ public final class AllsumCommand implements Callable<Integer> {
     private GroupStatus groupSeen;
     private Job jobSeen;
     private LocalPlan planned;
-    /** The table as it is printed: header once, rows as they come, footer at the end. */
-    private boolean headerPrinted;
-    /** The rows printed, under the chosen statistic: the table's footer and the JSON when the job has none. */
-    private final List<SizeResult> rowsMeasured = new ArrayList<>();
+    /** The job's table, printed row by row as the server shows them. */
+    private LiveTable table;
     /** The local run's log folder, kept after a failure: where a long error's full text goes. */
     private Path logDir;
 
@@ -315,19 +313,9 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** After an interrupt: the footer over the rows printed so far (nothing when none was). */
     private void printMeasuredFooter() {
-        if (!headerPrinted || jobSeen == null) {
-            return;
+        if (table != null && jobSeen != null) {
+            table.finish(jobSeen);
         }
-        PrintWriter out = spec.commandLine().getOut();
-        out.print(ResultTable.footer(withRows(jobSeen, rowsMeasured)));
-        out.flush();
-    }
-
-    /** {@code job} with {@code rows} as its results (the footer and JSON of a job the server has no rows for). */
-    private static Job withRows(Job job, List<SizeResult> rows) {
-        return new Job(job.jobId(), job.group(), job.seq(), job.generation(), job.spec(), job.state(),
-                job.submittedAt(), job.dispatchedAt(), job.finishedAt(), job.dispatchLatencyMicros(),
-                job.reportedRanks(), job.failureReason(), List.copyOf(rows));
     }
 
     /** Throws as interrupted once Ctrl-C was pressed; waits call it between polls. */
@@ -563,11 +551,14 @@ public final class AllsumCommand implements Callable<Integer> {
             rankLines.add(new ResultTable.RankLine(m.rank(), pidOfRank.apply(m.rank()), m.host(), m.device(),
                     m.endpoint()));
         }
+        table = new LiveTable(spec.commandLine().getOut(), progress, String.valueOf(status.backend()),
+                status.worldSize(), rankLines, statistic());
         Job submitted = session.submit(jobSpec);
         jobSeen = submitted;
         phase("jobSubmitted");
         Job done = session.follow(submitted, deadline, job -> {
             jobSeen = job;
+            table.show(job);
             if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
                 phase("jobRunning");
             }
@@ -579,26 +570,8 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** Prints the table and turns the job's outcome into an exit code (the JSON is written by call()). */
     private int report(String mode) {
-        Outcome o = outcome;
-        Job job = statistic().apply(o.job(), o.worldSize());
-        List<SizeResult> rows = job.results() == null ? List.of() : job.results();
-        if (rows.isEmpty() && !rowsMeasured.isEmpty()) {
-            // A failed job has no rows on the server: the footer covers those measured and printed.
-            job = withRows(job, rowsMeasured);
-            rows = job.results();
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        if (!rows.isEmpty() || job.state() == JobState.SUCCEEDED || headerPrinted) {
-            // Rows streamed while the job ran are not printed twice; the server's final rows are the rest.
-            for (int i = rowsMeasured.size(); i < rows.size(); i++) {
-                printRow(job.spec(), o.backend(), o.worldSize(), o.ranks(), rows.get(i));
-            }
-            if (!headerPrinted) {
-                out.print(ResultTable.header(job.spec(), o.backend(), o.worldSize(), o.ranks(), statistic()));
-            }
-            out.print(ResultTable.footer(job));
-            out.flush();
-        }
+        Job job = outcome.job();
+        table.finish(job);
         if (job.state() != JobState.SUCCEEDED) {
             throw new LauncherException("job " + job.jobId() + " " + job.state()
                     + (job.failureReason() == null ? "" : ": " + job.failureReason()));
@@ -610,21 +583,6 @@ public final class AllsumCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** One row on stdout at once (the header first, once), under the chosen time statistic. */
-    private void printRow(JobSpec jobSpec, String backendName, int worldSize, List<ResultTable.RankLine> ranks,
-                          SizeResult raw) {
-        PrintWriter out = spec.commandLine().getOut();
-        if (!headerPrinted) {
-            out.print(ResultTable.header(jobSpec, backendName, worldSize, ranks, statistic()));
-            headerPrinted = true;
-        }
-        SizeResult row = statistic().apply(raw, jobSpec.withDefaults().op(), worldSize);
-        out.println(ResultTable.row(jobSpec, row));
-        out.flush();
-        progress.printed();
-        rowsMeasured.add(row);
-    }
-
     TimeStatistic statistic() {
         return TimeStatistic.fromCode(average);
     }
@@ -634,8 +592,7 @@ public final class AllsumCommand implements Callable<Integer> {
         try {
             Job job = jobSeen == null ? null : statistic().apply(jobSeen,
                     groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1);
-            List<SizeResult> sizes = job == null || job.results() == null || job.results().isEmpty()
-                    ? List.copyOf(rowsMeasured) : job.results();
+            List<SizeResult> sizes = job == null || job.results() == null ? List.of() : job.results();
             Double avgBusBw = sizes.isEmpty() ? null
                     : sizes.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
             String backendName = groupSeen != null ? String.valueOf(groupSeen.backend())
@@ -658,8 +615,7 @@ public final class AllsumCommand implements Callable<Integer> {
         try {
             int world = groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1;
             Job job = jobSeen == null ? null : statistic().apply(jobSeen, world);
-            List<SizeResult> rows = job == null || job.results() == null || job.results().isEmpty()
-                    ? List.copyOf(rowsMeasured) : job.results();
+            List<SizeResult> rows = job == null || job.results() == null ? List.of() : job.results();
             if (rows.isEmpty() || job == null) {
                 progress.warn("--plot " + plotFile + ": the run measured no size, nothing plotted");
                 return;

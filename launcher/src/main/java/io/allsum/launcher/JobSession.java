@@ -18,6 +18,8 @@ import java.util.Locale;
 public final class JobSession {
 
     static final Duration POLL = Duration.ofMillis(100);
+    /** The longest one job long-poll waits on the server. */
+    static final Duration WATCH = Duration.ofSeconds(1);
 
     private final AllsumClient client;
     private final String group;
@@ -78,12 +80,16 @@ public final class JobSession {
         }
     }
 
-    /** Polls the job until it is final, printing a progress line per state change (rows come with the final state). */
+    /** Follows the job until it is final, printing a progress line per state change. */
     public Job follow(Job submitted, Deadline deadline) {
         return follow(submitted, deadline, j -> { });
     }
 
-    /** As {@link #follow(Job, Deadline)}; {@code onPoll} sees every state read, e.g. to note when it started running. */
+    /**
+     * As {@link #follow(Job, Deadline)}; {@code onPoll} sees every answer, e.g. to print rows as they appear. Each
+     * answer is a long-poll that ends when the job changes state or gains a row, or after {@link #WATCH}, so that
+     * {@code aliveCheck} still runs that often.
+     */
     public Job follow(Job submitted, Deadline deadline, java.util.function.Consumer<Job> onPoll) {
         Job job = submitted;
         var lastState = job.state();
@@ -101,9 +107,10 @@ public final class JobSession {
                 throw new LauncherException("job " + job.jobId() + " did not finish " + deadline.within() + " (state "
                         + job.state() + ", reported ranks " + job.reportedRanks() + ")");
             }
-            deadline.sleep(POLL);
+            Job seen = job;
+            long asked = System.nanoTime();
             try {
-                job = client.job(group, job.jobId());
+                job = client.awaitJob(group, job.jobId(), job.state(), rows(job), deadline.remainingAtMost(WATCH));
             } catch (AllsumClientException e) {
                 throw new LauncherException("lost job " + submitted.jobId() + ": " + oneLine(e), e);
             }
@@ -113,14 +120,23 @@ public final class JobSession {
                         progress.elapsedSeconds()));
                 lastState = job.state();
             }
-            progress.status("job " + job.jobId() + " " + job.state());
+            progress.status("job " + job.jobId() + " " + job.state() + (rows(job) > 0 ? ", " + rows(job) + " sizes done" : ""));
             if (progress.noteDue()) {
                 progress.event(String.format(Locale.ROOT, "waiting for job %s (%s; ranks reported: %s), %d s",
                         job.jobId(), job.state(), job.reportedRanks(), Math.round((System.nanoTime() - start) / 1e9)));
             }
+            if (job.state() == seen.state() && rows(job) == rows(seen)
+                    && System.nanoTime() - asked < POLL.toNanos()) {
+                // An answer at once that changed nothing (a wait cut short by the deadline): do not spin.
+                deadline.sleep(POLL);
+            }
         }
         progress.done();
         return job;
+    }
+
+    static int rows(Job job) {
+        return job.results() == null ? 0 : job.results().size();
     }
 
     private static String describe(Job job) {

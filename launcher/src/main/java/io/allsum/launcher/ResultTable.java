@@ -12,7 +12,8 @@ import java.util.Locale;
 /**
  * Formats a job the way nccl-tests prints a run: '#' header lines (sweep parameters, one line per rank), one row
  * per size ({@code size count type redop root  time algbw busbw #wrong}), then the out-of-bounds and average
- * bus bandwidth footer. Columns, rows and footer are shared-model's {@link NcclTestsTable}.
+ * bus bandwidth footer ({@link LiveTable} prints them as rows arrive). Columns, rows and footer are shared-model's
+ * {@link NcclTestsTable}.
  */
 public final class ResultTable {
 
@@ -65,21 +66,6 @@ public final class ResultTable {
         boolean verified = results.stream().allMatch(r -> r.wrongElements() >= 0);
         double avgBusBw = results.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
         return NcclTestsTable.footer(wrong, verified, results.size(), avgBusBw);
-    }
-
-    /** The whole table: header, a row per size, footer. */
-    public static String format(Job job, String backend, int worldSize, List<RankLine> ranks) {
-        return format(job, backend, worldSize, ranks, TimeStatistic.MAX);
-    }
-
-    /** The whole table; {@code job}'s rows must already be under {@code statistic} ({@link TimeStatistic#apply}). */
-    public static String format(Job job, String backend, int worldSize, List<RankLine> ranks, TimeStatistic statistic) {
-        StringBuilder out = new StringBuilder(header(job.spec(), backend, worldSize, ranks, statistic));
-        for (SizeResult r : job.results() == null ? List.<SizeResult>of() : job.results()) {
-            out.append(row(job.spec(), r)).append('\n');
-        }
-        out.append(footer(job));
-        return out.toString();
     }
 
     /** Wrong elements summed over sizes; unverified sizes (-1) count as zero. */

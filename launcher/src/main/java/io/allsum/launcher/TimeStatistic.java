@@ -56,6 +56,6 @@ public enum TimeStatistic {
         List<SizeResult> rows = job.results().stream().map(r -> apply(r, op, worldSize)).toList();
         return new Job(job.jobId(), job.group(), job.seq(), job.generation(), job.spec(), job.state(),
                 job.submittedAt(), job.dispatchedAt(), job.finishedAt(), job.dispatchLatencyMicros(),
-                job.reportedRanks(), job.failureReason(), rows);
+                job.reportedRanks(), job.failureReason(), rows, job.validation());
     }
 }

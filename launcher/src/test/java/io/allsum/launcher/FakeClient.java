@@ -54,6 +54,11 @@ class FakeClient implements AllsumClient {
     }
 
     @Override
+    public Job awaitJob(String group, String jobId, JobState seenState, int seenRows, Duration wait) {
+        return job(group, jobId);
+    }
+
+    @Override
     public Job cancelJob(String group, String jobId) {
         cancelled.add(jobId);
         return job(JobState.CANCELLED);

@@ -6,12 +6,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The main job, end to end: the launcher jar starts a real rendezvous server and 3 ring worker processes, runs an
@@ -24,11 +22,7 @@ class LauncherEndToEndIT {
 
     @Test
     void threeRingRanksRunTheSweepAndPrintARowPerSize() throws Exception {
-        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
-        for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
-            assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
-                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
-        }
+        LauncherProcess.assumeReactorJars();
         Path json = dir.resolve("result.json");
 
         LauncherProcess.Result r = LauncherProcess.run(dir, 480, "--backend", "ring", "--ranks", "3",

@@ -27,8 +27,21 @@ final class LauncherProcess {
         return path;
     }
 
+    /** Skips the test unless the reactor packaged the server and worker jars that a local run starts. */
+    static void assumeReactorJars() {
+        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
+        for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
+            assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
+                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+        }
+    }
+
+    static Result run(Path workDir, long deadlineSeconds, String... args) throws IOException, InterruptedException {
+        return start(workDir, args).await(deadlineSeconds);
+    }
+
     /** A launcher process started in the background; its output goes to files in its work folder. */
-    record Started(Process process, Path stdout, Path stderr, long startNanos) {
+    record Started(Process process, Path stdout, Path stderr, long startNanos, String[] args) {
         String stdoutSoFar() throws IOException {
             return Files.readString(stdout, StandardCharsets.UTF_8);
         }
@@ -37,16 +50,12 @@ final class LauncherProcess {
             if (!process.waitFor(deadlineSeconds, TimeUnit.SECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                throw new AssertionError("allsum did not exit within " + deadlineSeconds + " s; stderr so far:\n"
-                        + Files.readString(stderr));
+                throw new AssertionError("allsum " + String.join(" ", args) + " did not exit within "
+                        + deadlineSeconds + " s; stderr so far:\n" + Files.readString(stderr));
             }
             return new Result(process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
                     Files.readString(stderr, StandardCharsets.UTF_8));
         }
-    }
-
-    static Result run(Path workDir, long deadlineSeconds, String... args) throws IOException, InterruptedException {
-        return start(workDir, args).await(deadlineSeconds);
     }
 
     static Started start(Path workDir, String... args) throws IOException {
@@ -63,7 +72,7 @@ final class LauncherProcess {
         pb.environment().remove("ALLSUM_HOME");
         pb.environment().remove("ALLSUM_TOKEN");
         long start = System.nanoTime();
-        return new Started(pb.start(), out, err, start);
+        return new Started(pb.start(), out, err, start, args);
     }
 
     private LauncherProcess() {

@@ -9,6 +9,10 @@ import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
 import org.junit.jupiter.api.Test;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,9 +55,12 @@ class ResultTableTest {
         List<SizeResult> rows = List.of(new SizeResult(8, 2, 10, 0.0008, 0.0011, 0),
                 new SizeResult(16, 4, 10, 0.0016, 0.0021, 0), new SizeResult(1024, 256, 20, 0.0512, 0.0683, 0));
 
-        String table = ResultTable.format(job(ALL_SUM, rows), "ring", 3,
-                List.of(new ResultTable.RankLine(0, 42L, "box", null, "127.0.0.1:5000"),
-                        new ResultTable.RankLine(1, 43L, "box", "NVIDIA H200", null)));
+        StringWriter printed = new StringWriter();
+        new LiveTable(new PrintWriter(printed), new Progress(new PrintStream(OutputStream.nullOutputStream()), false,
+                true), "ring", 3, List.of(new ResultTable.RankLine(0, 42L, "box", null, "127.0.0.1:5000"),
+                new ResultTable.RankLine(1, 43L, "box", "NVIDIA H200", null)), TimeStatistic.MAX)
+                .finish(job(ALL_SUM, rows));
+        String table = printed.toString();
 
         assertThat(table).contains("minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1",
                 "#  Rank  0 Group  0 Pid     42 on        box device cpu [127.0.0.1:5000]",

@@ -4,6 +4,7 @@ import io.allsum.model.Backend;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
@@ -79,6 +80,12 @@ public interface AllsumClient extends AutoCloseable {
     Job submitJob(String group, JobSpec spec);
 
     Job job(String group, String jobId);
+
+    /**
+     * Long-polls the job: answers once its state differs from {@code seenState} or it has more than {@code seenRows}
+     * rows of results, or as it stands once {@code wait} ran out.
+     */
+    Job awaitJob(String group, String jobId, JobState seenState, int seenRows, Duration wait);
 
     List<Job> jobs(String group);
 

@@ -5,6 +5,7 @@ import io.allsum.model.format.ByteSize;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.security.BearerToken;
@@ -285,6 +286,19 @@ public final class HttpAllsumClient implements AllsumClient {
     @Override
     public Job job(String group, String jobId) {
         return call("GET", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
+    }
+
+    @Override
+    public Job awaitJob(String group, String jobId, JobState seenState, int seenRows, Duration wait) {
+        long waitSeconds = Math.max(0, wait.toSeconds());
+        String path = jobPath(Protocol.JOB_PATH, group, jobId) + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
+                + "&" + Protocol.STATE_PARAM + "=" + seenState.wireName() + "&" + Protocol.ROWS_PARAM + "=" + seenRows;
+        Answer answer = exchange("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
+                deadlineIn(retryPolicy.deadline()), null, LARGE_ANSWER_LIMIT);
+        if (answer.status() != 200) {
+            throw problem(answer, "GET", path);
+        }
+        return read(answer, Job.class, "GET", path);
     }
 
     @Override

@@ -31,6 +31,13 @@ public final class Protocol {
     public static final String WAIT_PARAM = "wait";
     public static final int DEFAULT_JOIN_WAIT_SECONDS = 30;
     /**
+     * Query parameters of {@code GET} {@link #JOB_PATH} with {@link #WAIT_PARAM}: what the client has seen (the job's
+     * state, how many rows of {@code results}); the answer comes once the job differs from that, or when the wait
+     * ran out. Each defaults to the job as it stands when the request arrives.
+     */
+    public static final String STATE_PARAM = "state";
+    public static final String ROWS_PARAM = "rows";
+    /**
      * Query parameter of a join: which 200 answer the client wants. {@link #VIEW_FULL} (the default, for clients
      * that predate it) is the whole GroupView; {@link #VIEW_RANK} the constant-size RankView.
      */

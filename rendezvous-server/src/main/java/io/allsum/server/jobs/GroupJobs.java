@@ -27,9 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * The job queue of one group: its queued and running jobs in submission order ({@code seq}), and a "changed"
- * signal that long-polling workers wait on. Every job is also in the {@link JobStore}: written when submitted,
- * dispatched and ended; an ended job leaves memory once its final state is stored (a failed write is retried by
+ * The job queue of one group: its queued and running jobs in submission order ({@code seq}), a "changed"
+ * signal that long-polling workers wait on, and a "view changed" signal (a job's state or rows) for job watchers.
+ * Every job is also in the {@link JobStore}: written when submitted, dispatched and ended; an ended job leaves memory once its final state is stored (a failed write is retried by
  * {@link #settle()}). Every method takes the group's lock; none calls out of the jobs package while holding it
  * (the store aside), so the rendezvous registry may publish its events from under its own locks.
  */
@@ -47,6 +47,9 @@ final class GroupJobs {
     private long lastSeq;
     /** Completed (and replaced) whenever a waiting worker might now get a job, or an answer. */
     private CompletableFuture<Void> changed = new CompletableFuture<>();
+    /** Completed (and replaced) whenever a job in memory changed state or gained rows: wakes the job watchers. */
+    private CompletableFuture<Void> viewChanged = new CompletableFuture<>();
+    private boolean viewDirty;
     /** System.nanoTime() when the group was closed or evicted; null while it lives. */
     private Long removedAtNanos;
     /**
@@ -73,6 +76,14 @@ final class GroupJobs {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A job as it stands and the signal of its next change, taken together; empty when the job is not in memory. */
+    record Watched(Job job, CompletableFuture<Void> signal) {
+    }
+
+    Optional<Watched> watch(String jobId) {
+        return locked(() -> Optional.ofNullable(byId.get(jobId)).map(job -> new Watched(job.view(), viewChanged)));
     }
 
     /**
@@ -166,6 +177,7 @@ final class GroupJobs {
         job.sizes = job.spec.sizes(worldSize);
         job.dispatchedAt = clock.instant();
         job.deadlineNanos = System.nanoTime() + Duration.ofSeconds(job.spec.timeoutSeconds()).toNanos();
+        viewDirty = true;
         try {
             store.saveDispatch(job);
         } catch (DataAccessException e) {
@@ -184,9 +196,10 @@ final class GroupJobs {
     }
 
     /**
-     * Takes one rank's report (membership already checked by the caller). A failure ends the job FAILED naming the
-     * rank; the last success aggregates the results. Repeated reports from a rank, and reports on a job that already
-     * failed or was cancelled, are accepted and ignored.
+     * Takes one rank's report (membership already checked by the caller). A partial report replaces what the rank
+     * measured so far, and the job's rows grow to what every rank has measured. A failure ends the job FAILED naming
+     * the rank, keeping those rows; the last success aggregates the results. Repeated final reports from a rank,
+     * partial ones after its final one, and reports on a job that already ended, are accepted and ignored.
      */
     void report(String jobId, RankReport report) {
         locked(() -> {
@@ -206,7 +219,19 @@ final class GroupJobs {
             if (job.state.isFinal() || job.reports.containsKey(report.rank())) {
                 return null;
             }
+            if (report.isPartial()) {
+                Violation problem = ResultAggregator.problemWithPrefix(report, job.sizes);
+                if (problem != null) {
+                    throw JobProblems.badField(problem);
+                }
+                measured(job, report);
+                return null;
+            }
             if (!report.succeeded()) {
+                // What the failed rank measured before failing counts, when it is a usable prefix.
+                if (ResultAggregator.problemWithPrefix(report, job.sizes) == null) {
+                    measured(job, report);
+                }
                 job.reports.put(report.rank(), report);
                 finish(job, JobState.FAILED, "rank " + report.rank() + " (instance " + report.instanceId()
                         + ") failed: " + (report.error() == null || report.error().isBlank() ? "no error given" : report.error()));
@@ -217,12 +242,19 @@ final class GroupJobs {
                 throw JobProblems.badField(problem);
             }
             job.reports.put(report.rank(), report);
+            measured(job, report);
             if (job.reports.size() == job.worldSize) {
                 complete(job);
             }
             settle();
             return null;
         });
+    }
+
+    private void measured(JobRecord job, RankReport report) {
+        if (report.results() != null && job.measured(report.rank(), report.results())) {
+            viewDirty = true;
+        }
     }
 
     /**
@@ -360,31 +392,47 @@ final class GroupJobs {
         job.state = state;
         job.failureReason = reason;
         job.finishedAt = clock.instant();
+        job.forgetMeasured();
+        viewDirty = true;
         metrics.finished(state, Duration.ofNanos(System.nanoTime() - job.submittedNanos));
     }
 
+    /** Runs {@code action} under the lock, then wakes the job watchers (outside the lock) if a job changed. */
     private <T> T locked(Supplier<T> action) {
-        lock.lock();
-        try {
-            return action.get();
-        } finally {
-            lock.unlock();
-        }
+        return underLock(action, false);
     }
 
-    /** Runs {@code action} under the lock, then wakes the waiting workers (outside the lock). */
+    /** As {@link #locked}, and wakes the waiting workers too. */
     private <T> T mutate(Supplier<T> action) {
-        CompletableFuture<Void> fired;
-        T result;
+        return underLock(action, true);
+    }
+
+    private <T> T underLock(Supplier<T> action, boolean wakeWorkers) {
+        CompletableFuture<Void> workers = null;
+        CompletableFuture<Void> watchers = null;
         lock.lock();
         try {
-            result = action.get();
-            fired = changed;
-            changed = new CompletableFuture<>();
+            try {
+                return action.get();
+            } finally {
+                if (wakeWorkers) {
+                    workers = changed;
+                    changed = new CompletableFuture<>();
+                }
+                if (viewDirty && lock.getHoldCount() == 1) {
+                    watchers = viewChanged;
+                    viewChanged = new CompletableFuture<>();
+                    viewDirty = false;
+                }
+            }
         } finally {
             lock.unlock();
+            if (workers != null) {
+                workers.complete(null);
+            }
+            if (watchers != null) {
+                watchers.complete(null);
+            }
         }
-        fired.complete(null);
-        return result;
     }
 }

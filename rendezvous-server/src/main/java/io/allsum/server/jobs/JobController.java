@@ -4,8 +4,10 @@ import io.allsum.model.Protocol;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.server.web.LongPollWait;
+import io.allsum.server.web.ProblemException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -50,9 +52,39 @@ class JobController {
         return jobs.list(group);
     }
 
+    /** Without {@code wait}, the job now; with it, the job long-poll ({@link JobService#watch}). */
     @GetMapping(Protocol.JOB_PATH)
-    Job get(@PathVariable String group, @PathVariable String jobId) {
-        return jobs.get(group, jobId);
+    DeferredResult<Job> get(@PathVariable String group, @PathVariable String jobId,
+                            @RequestParam(name = Protocol.WAIT_PARAM, required = false) Integer wait,
+                            @RequestParam(name = Protocol.STATE_PARAM, required = false) String state,
+                            @RequestParam(name = Protocol.ROWS_PARAM, required = false) Integer rows) {
+        DeferredResult<Job> answer;
+        if (wait == null) {
+            answer = new DeferredResult<>();
+            answer.setResult(jobs.get(group, jobId));
+            return answer;
+        }
+        Duration resolved = LongPollWait.resolve(wait, properties.defaultWait(), properties.maxWait());
+        answer = new DeferredResult<>(resolved.toMillis() + ASYNC_MARGIN_MILLIS);
+        answer.onTimeout(() -> answer.setResult(jobs.get(group, jobId)));
+        var future = jobs.watch(group, jobId, resolved, state == null ? null : jobState(state), rows);
+        answer.onCompletion(() -> future.cancel(false));
+        future.whenComplete((job, error) -> {
+            if (error != null) {
+                answer.setErrorResult(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+            } else {
+                answer.setResult(job);
+            }
+        });
+        return answer;
+    }
+
+    private static JobState jobState(String state) {
+        try {
+            return JobState.fromWire(state);
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.invalid(Protocol.STATE_PARAM, e.getMessage());
+        }
     }
 
     @DeleteMapping(Protocol.JOB_PATH)

@@ -4,10 +4,14 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.SizeResult;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -35,8 +39,13 @@ final class JobRecord {
     Double dispatchLatencyMicros;
     final SortedMap<Integer, RankReport> reports = new TreeMap<>();
     String failureReason;
+    /** While running: the rows every rank has measured (a prefix of the sweep); once ended, the final rows. */
     List<SizeResult> results = List.of();
     Instant finishedAt;
+    /** Each rank's latest measured prefix (from its partial reports, then its final one), while the job runs. */
+    private final Map<Integer, List<RankSizeResult>> measured = new HashMap<>();
+    /** ranksWith[k]: how many ranks have measured at least k + 1 sizes. */
+    private int[] ranksWith = new int[0];
 
     JobRecord(String jobId, String group, long seq, JobSpec spec, Instant submittedAt, long submittedNanos) {
         this.jobId = jobId;
@@ -45,6 +54,51 @@ final class JobRecord {
         this.spec = spec;
         this.submittedAt = submittedAt;
         this.submittedNanos = submittedNanos;
+    }
+
+    /** Rows of the job's view so far: {@link #results}'s size. */
+    int rows() {
+        return results.size();
+    }
+
+    /**
+     * Takes {@code prefix} as what {@code rank} has measured so far (a checked prefix of the sweep; a shorter one than
+     * already known changes nothing) and appends the rows that every rank has now measured. Returns whether rows
+     * were added. Costs O(new sizes) plus O(world size) per added row.
+     */
+    boolean measured(int rank, List<RankSizeResult> prefix) {
+        if (ranksWith.length != sizes.size()) {
+            ranksWith = new int[sizes.size()];
+        }
+        List<RankSizeResult> known = measured.getOrDefault(rank, List.of());
+        if (prefix.size() <= known.size()) {
+            return false;
+        }
+        measured.put(rank, List.copyOf(prefix));
+        for (int k = known.size(); k < prefix.size(); k++) {
+            ranksWith[k]++;
+        }
+        int common = results.size();
+        if (common >= sizes.size() || ranksWith[common] < worldSize) {
+            return false;
+        }
+        List<SizeResult> grown = new ArrayList<>(results);
+        List<List<RankSizeResult>> byRank = new ArrayList<>(worldSize);
+        for (int r = 0; r < worldSize; r++) {
+            byRank.add(measured.get(r));
+        }
+        while (common < sizes.size() && ranksWith[common] == worldSize) {
+            grown.add(ResultAggregator.row(spec.op(), worldSize, common, sizes.get(common), byRank));
+            common++;
+        }
+        results = List.copyOf(grown);
+        return true;
+    }
+
+    /** The ranks' measurements are no longer needed: the job ended with its final rows. */
+    void forgetMeasured() {
+        measured.clear();
+        ranksWith = new int[0];
     }
 
     /** Ranks of the job's world that have not reported yet. */

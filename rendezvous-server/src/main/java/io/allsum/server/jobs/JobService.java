@@ -1,5 +1,6 @@
 package io.allsum.server.jobs;
 
+import io.allsum.model.Protocol;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
@@ -100,6 +101,55 @@ public class JobService implements DisposableBean {
     public Job get(String group, String jobId) {
         return stored(() -> existing(group).map(g -> g.get(jobId)).orElseGet(() -> store.find(group, jobId)))
                 .orElseThrow(() -> JobProblems.unknownJob(group, jobId));
+    }
+
+    /**
+     * The job long-poll ({@code GET job?wait=N&state=S&rows=K}): completes with the job as soon as its state differs
+     * from {@code state} or it has more than {@code rows} rows, or as it stands once {@code wait} ran out. A null
+     * {@code state} or {@code rows} means the job's own at the first look; a job that left memory answers at once.
+     */
+    public CompletableFuture<Job> watch(String group, String jobId, Duration wait, JobState state, Integer rows) {
+        if (rows != null && rows < 0) {
+            throw JobProblems.badField(Protocol.ROWS_PARAM, "must be the rows already seen (>= 0), was " + rows);
+        }
+        GroupJobs.Watched first = watched(group, jobId);
+        JobState seenState = state != null ? state : first.job().state();
+        int seenRows = rows != null ? rows : rowsOf(first.job());
+        CompletableFuture<Job> result = new CompletableFuture<>();
+        CompletableFuture<Void> timeout = new CompletableFuture<>();
+        timeout.completeOnTimeout(null, wait.toNanos(), TimeUnit.NANOSECONDS);
+        result.whenComplete((r, e) -> timeout.complete(null));
+        awaitChange(group, jobId, seenState, seenRows, first, timeout, result);
+        return result;
+    }
+
+    private void awaitChange(String group, String jobId, JobState seenState, int seenRows, GroupJobs.Watched now,
+                             CompletableFuture<Void> timeout, CompletableFuture<Job> result) {
+        if (now.signal() == null || timeout.isDone() || now.job().state() != seenState
+                || rowsOf(now.job()) > seenRows) {
+            result.complete(now.job());
+            return;
+        }
+        CompletableFuture.anyOf(now.signal(), timeout).thenRunAsync(() -> {
+            if (result.isDone()) {
+                return;
+            }
+            try {
+                awaitChange(group, jobId, seenState, seenRows, watched(group, jobId), timeout, result);
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }, wakeups);
+    }
+
+    /** The job and the signal of its next change; a null signal when it ended and left memory (it changes no more). */
+    private GroupJobs.Watched watched(String group, String jobId) {
+        return stored(() -> existing(group).flatMap(g -> g.watch(jobId))
+                .orElseGet(() -> new GroupJobs.Watched(get(group, jobId), null)));
+    }
+
+    private static int rowsOf(Job job) {
+        return job.results() == null ? 0 : job.results().size();
     }
 
     public Job cancel(String group, String jobId) {

@@ -21,17 +21,30 @@ final class ResultAggregator {
     }
 
     /**
-     * Checks that one rank's successful report has exactly one result per size of the sweep, in order, with sane
-     * numbers; returns the first broken rule (the message names the rank), or null when the report is usable.
+     * Checks that one rank's successful final report has exactly one result per size of the sweep, in order, with
+     * sane numbers; returns the first broken rule (the message names the rank), or null when the report is usable.
      */
     static Violation problemWith(RankReport report, List<Long> sizes) {
         List<RankSizeResult> results = report.results();
-        String rank = "rank " + report.rank() + " ";
         if (results == null || results.size() != sizes.size()) {
-            return new Violation("results", rank + "expected one entry per size of the sweep " + sizes + ", got "
-                    + (results == null ? "none" : results.size()));
+            return new Violation("results", "rank " + report.rank() + " expected one entry per size of the sweep "
+                    + sizes + ", got " + (results == null ? "none" : results.size()));
         }
-        for (int i = 0; i < sizes.size(); i++) {
+        return problemWithPrefix(report, sizes);
+    }
+
+    /**
+     * As {@link #problemWith}, for what a rank measured so far (a partial report, or a failed rank's): the first
+     * sizes of the sweep, possibly none (null results).
+     */
+    static Violation problemWithPrefix(RankReport report, List<Long> sizes) {
+        List<RankSizeResult> results = report.results() == null ? List.of() : report.results();
+        String rank = "rank " + report.rank() + " ";
+        if (results.size() > sizes.size()) {
+            return new Violation("results", rank + "expected at most one entry per size of the sweep " + sizes
+                    + ", got " + results.size());
+        }
+        for (int i = 0; i < results.size(); i++) {
             RankSizeResult r = results.get(i);
             if (r == null || r.bytes() != sizes.get(i)) {
                 return new Violation("results[" + i + "].bytes", rank + "expected " + sizes.get(i)
@@ -54,31 +67,36 @@ final class ResultAggregator {
 
     /** One row per size; {@code reports} are every rank's successful, checked reports, lowest rank first. */
     static List<SizeResult> aggregate(CollectiveOp op, int worldSize, List<Long> sizes, Collection<RankReport> reports) {
+        List<List<RankSizeResult>> byRank = reports.stream().map(RankReport::results).toList();
         List<SizeResult> rows = new ArrayList<>(sizes.size());
         for (int i = 0; i < sizes.size(); i++) {
-            long bytes = sizes.get(i);
-            double slowest = 0;
-            long count = -1;
-            long wrong = 0;
-            boolean verified = true;
-            List<Double> rankTimes = new ArrayList<>(reports.size());
-            for (RankReport report : reports) {
-                RankSizeResult r = report.results().get(i);
-                slowest = Math.max(slowest, r.timeMicros());
-                rankTimes.add(r.timeMicros());
-                if (count < 0) {
-                    count = r.count();
-                }
-                if (r.wrongElements() < 0) {
-                    verified = false;
-                } else {
-                    wrong += r.wrongElements();
-                }
-            }
-            rows.add(SizeResult.measured(op, worldSize, bytes, Math.max(count, 0), slowest, verified ? wrong : -1,
-                    rankTimes));
+            rows.add(row(op, worldSize, i, sizes.get(i), byRank));
         }
         return rows;
+    }
+
+    /** Row {@code index} (of {@code bytes}) over {@code byRank}: each rank's results, lowest rank first, all this long. */
+    static SizeResult row(CollectiveOp op, int worldSize, int index, long bytes, List<List<RankSizeResult>> byRank) {
+        double slowest = 0;
+        long count = -1;
+        long wrong = 0;
+        boolean verified = true;
+        List<Double> rankTimes = new ArrayList<>(byRank.size());
+        for (List<RankSizeResult> results : byRank) {
+            RankSizeResult r = results.get(index);
+            slowest = Math.max(slowest, r.timeMicros());
+            rankTimes.add(r.timeMicros());
+            if (count < 0) {
+                count = r.count();
+            }
+            if (r.wrongElements() < 0) {
+                verified = false;
+            } else {
+                wrong += r.wrongElements();
+            }
+        }
+        return SizeResult.measured(op, worldSize, bytes, Math.max(count, 0), slowest, verified ? wrong : -1,
+                rankTimes);
     }
 
     /** The wrong elements over every size (ignoring unverified ones). */

@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The dashboard as a person uses it, in a real headless Chromium against the real server on a random port, with
  * ranks that join and report over real HTTP ({@link HttpRanks}): log in with the token, watch a group form without
- * reloading, submit a sweep from the form, read the plot, and get the server's problem for a bad sweep. Screenshots
+ * reloading, submit a sweep from the form, read the plot, watch a running job's rows grow, and get the server's
+ * problem for a bad sweep. Screenshots
  * (1280x800 and 390x844, light and dark) go to target/screenshots, kept by CI.
  */
 @EnabledWithChromium
@@ -164,18 +165,60 @@ class DashboardBrowserIT {
         }
     }
 
+    /** Tables whose columns must all show at phone width, inside their box: no sideways scrolling needed. */
+    private static final String CLIPPED_KEY_TABLES = """
+            return [...document.querySelectorAll('[data-testid=jobs], [data-testid=results], table.members')]
+              .filter(t => { const box = t.closest('.scroll'); return box.scrollWidth > box.clientWidth + 0.5
+                  || [...t.querySelectorAll('thead th')].some(th => th.offsetParent !== null
+                      && th.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5); })
+              .map(t => (t.dataset.testid || t.className) + ' ' + t.closest('.scroll').scrollWidth + '>' + t.closest('.scroll').clientWidth)
+              .join(', ')""";
+
+    @Test
+    void aRunningJobShowsTheSizesMeasuredSoFarAndItsTablesFitAPhone() throws Exception {
+        String group = "live-" + UUID.randomUUID().toString().substring(0, 6);
+        try (HttpRanks ranks = new HttpRanks(http, group, 2, 12.0).paced(500)) {
+            WebElement form = servedGroupsForm(ranks, group);
+            fill(form, "minBytes", "1K");
+            fill(form, "maxBytes", "1M");
+            form.findElement(By.cssSelector("button[type=submit]")).click();
+
+            // 11 sizes: while the ranks hold their final reports the page shows the ones measured, growing.
+            await.until(d -> count("[data-testid=job][data-state=running] [data-testid=results] tbody tr") >= 1);
+            long early = count("[data-testid=results] tbody tr");
+            await.until(d -> count("[data-testid=job][data-state=running] [data-testid=results] tbody tr") > early);
+            assertThat(early).as("rows seen before the last partial report").isLessThan(10);
+            assertThat(text("[data-testid=progress]")).startsWith("Running: ").contains("done so far");
+            assertThat((Boolean) js("return document.querySelectorAll('[data-testid=plot] [data-testid=point]').length"
+                    + " === document.querySelectorAll('[data-testid=results] tbody tr').length")).as("a point per row").isTrue();
+            assertThat(text("[data-testid=job-row] time")).as("a date with the time").matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}");
+
+            await.until(d -> count("[data-testid=job][data-state=running] [data-testid=results] tbody tr") == 10);
+            emulate(390, 844, false);
+            assertThat((String) js(CLIPPED_KEY_TABLES)).as("key tables clipped at 390 px").isEmpty();
+            assertThat((Long) js("return document.documentElement.scrollWidth")).isLessThanOrEqualTo(390L);
+            assertThat((Boolean) js("return [...document.querySelectorAll('[data-testid=results] thead th')]"
+                    + ".filter(th => th.offsetParent !== null).map(th => th.textContent).join('|')"
+                    + " === 'size|time \u00b5s|busbw GB/s|#wrong'")).as("the results' key columns").isTrue();
+            js("document.querySelector('[data-testid=job]').scrollIntoView({block: 'start'})");
+            save("live-rows-390x844-light");
+            Path docsImages = Path.of(System.getProperty("allsum.repo", "..")).resolve("docs/images");
+            if (Files.isDirectory(docsImages)) {
+                Files.write(docsImages.resolve("dashboard-live-390.png"), browser.getScreenshotAs(OutputType.BYTES));
+            }
+
+            ranks.finishJobs();
+            await.until(d -> count("[data-testid=job][data-state=succeeded] [data-testid=results] tbody tr") == 11);
+            assertThat(count("[data-testid=progress]")).isZero();
+            assertThat((String) js(CLIPPED_KEY_TABLES)).as("key tables clipped at 390 px").isEmpty();
+        }
+    }
+
     @Test
     void aBadSweepShowsTheServersProblemNextToTheFieldItNames() throws Exception {
         String group = "bad-" + UUID.randomUUID().toString().substring(0, 6);
         try (HttpRanks ranks = new HttpRanks(http, group, 2, 10.0)) {
-            var joins = List.of(ranks.join(0), ranks.join(1));
-            long generation = joins.getFirst().get(60, TimeUnit.SECONDS).generation();
-            joins.getLast().get(60, TimeUnit.SECONDS);
-            ranks.serve(generation);
-
-            logIn("/dashboard/#group=" + group);
-            WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-form")));
-            await.until(d -> form.findElement(By.cssSelector("button[type=submit]")).isEnabled());
+            WebElement form = servedGroupsForm(ranks, group);
             fill(form, "minBytes", "1M");
             fill(form, "maxBytes", "1K");
             form.findElement(By.cssSelector("button[type=submit]")).click();
@@ -198,6 +241,18 @@ class DashboardBrowserIT {
             await.until(ExpectedConditions.textToBePresentInElementLocated(By.id("submit-error"), "maxBytes"));
             assertThat(browser.findElement(By.cssSelector("[data-testid=problem-title]")).getText()).contains("(400)");
         }
+    }
+
+    /** Both ranks join and serve; the person logs in on the group's page: its sweep form, ready to submit. */
+    private WebElement servedGroupsForm(HttpRanks ranks, String group) throws Exception {
+        var joins = List.of(ranks.join(0), ranks.join(1));
+        long generation = joins.getFirst().get(60, TimeUnit.SECONDS).generation();
+        joins.getLast().get(60, TimeUnit.SECONDS);
+        ranks.serve(generation);
+        logIn("/dashboard/#group=" + group);
+        WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-form")));
+        await.until(d -> form.findElement(By.cssSelector("button[type=submit]")).isEnabled());
+        return form;
     }
 
     private void logIn(String path) {

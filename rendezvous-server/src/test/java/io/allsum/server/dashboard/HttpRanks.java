@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +32,9 @@ final class HttpRanks implements AutoCloseable {
     private final List<String> instances = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
+    /** Paced ranks report each size after this pause, as partial reports, and the final one once released. */
+    private long sizeMillis = -1;
+    private final CountDownLatch finish = new CountDownLatch(1);
 
     HttpRanks(RendezvousHttp http, String group, int worldSize, double peakGBps) {
         this.http = http;
@@ -40,6 +44,20 @@ final class HttpRanks implements AutoCloseable {
         for (int rank = 0; rank < worldSize; rank++) {
             instances.add("browser-it-" + rank + "-" + UUID.randomUUID());
         }
+    }
+
+    /**
+     * From now on every rank measures one size per {@code millis}, reporting each as progress (a partial report),
+     * and sends its final report only after {@link #finishJobs()}.
+     */
+    HttpRanks paced(long millis) {
+        this.sizeMillis = millis;
+        return this;
+    }
+
+    /** Paced ranks send their final reports. */
+    void finishJobs() {
+        finish.countDown();
     }
 
     /** Rank {@code rank} joins; the future completes when the generation does. */
@@ -92,8 +110,16 @@ final class HttpRanks implements AutoCloseable {
             List<RankSizeResult> results = job.spec().sizes(worldSize).stream()
                     .map(bytes -> new RankSizeResult(bytes, bytes / job.spec().dtype().bytes(), micros(bytes, rank), 0))
                     .toList();
-            http.post("/rendezvous/" + group + "/jobs/" + job.jobId() + "/reports",
-                    new RankReport(rank, instance, generation, true, null, results));
+            String reports = "/rendezvous/" + group + "/jobs/" + job.jobId() + "/reports";
+            if (sizeMillis >= 0) {
+                for (int done = 1; done < results.size() && !stopped; done++) {
+                    sleep(sizeMillis);
+                    http.post(reports, new RankReport(rank, instance, generation, true, null,
+                            results.subList(0, done), true, null));
+                }
+                awaitQuietly(finish);
+            }
+            http.post(reports, new RankReport(rank, instance, generation, true, null, results));
         }
         heartbeat.interrupt();
     }
@@ -102,6 +128,14 @@ final class HttpRanks implements AutoCloseable {
     private double micros(long bytes, int rank) {
         double gbps = peakGBps * (1 - Math.exp(-bytes / (double) (1 << 20))) * (rank == 1 ? 0.95 : 1.0);
         return 8.0 + bytes / (gbps * 1e3);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(120, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleep(long millis) {
@@ -115,6 +149,7 @@ final class HttpRanks implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         stopped = true;
+        finish.countDown();
         for (Thread thread : threads) {
             thread.join(Duration.ofSeconds(10));
         }

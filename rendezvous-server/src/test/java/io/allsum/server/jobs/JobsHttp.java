@@ -68,6 +68,15 @@ final class JobsHttp {
         return read(expect(get(group, jobId), 200), Job.class);
     }
 
+    /** The job long-poll: {@code query} is e.g. "wait=10&state=running&rows=1". */
+    HttpResponse<String> watch(String group, String jobId, String query) {
+        return send("GET", "/rendezvous/" + group + "/jobs/" + jobId + "?" + query, null);
+    }
+
+    Job watchOk(String group, String jobId, String query) {
+        return read(expect(watch(group, jobId, query), 200), Job.class);
+    }
+
     HttpResponse<String> cancel(String group, String jobId) {
         return send("DELETE", "/rendezvous/" + group + "/jobs/" + jobId, null);
     }

@@ -23,6 +23,7 @@ import io.allsum.worker.comm.CommunicatorFactory;
 import io.allsum.worker.comm.PeerFailedException;
 import io.allsum.worker.jobs.JobCursor;
 import io.allsum.worker.jobs.JobRunner;
+import io.allsum.worker.jobs.PartialReports;
 import io.allsum.worker.jobs.ReportDelivery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -391,32 +392,40 @@ public class WorkerAgent implements SmartLifecycle {
     private void runJob(ActiveGeneration generation, JobAssignment job) {
         log.info("Rank {} runs job {} (seq {}): {} {} {}..{} B", props.rank(), job.jobId(), job.seq(),
                 job.spec().op(), job.spec().dtype(), job.spec().minBytes(), job.spec().maxBytes());
+        PartialReports progress = new PartialReports(client, props.group(), job.jobId(), props.rank(), instanceId,
+                generation.number());
         try {
-            List<RankSizeResult> results = runner.run(generation.communicator(), job.spec(),
+            List<RankSizeResult> results = runner.run(generation.communicator(), job.spec(), progress,
                     () -> stopping || generation.isBroken());
+            progress.close();
             report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, results));
         } catch (CommException e) {
+            progress.close();
             boolean brokeHere = generation.markBroken(e.getMessage());
             String reason = brokeHere ? e.getMessage() : generation.brokenReason() + " (" + e.getMessage() + ")";
             log.warn("Rank {}: job {} failed: {}", props.rank(), job.jobId(), reason);
-            report(job, failed(generation, "rank " + props.rank() + ": " + reason));
+            report(job, failed(generation, "rank " + props.rank() + ": " + reason, progress));
             if (brokeHere) {
                 reportGenerationFailure(generation.number(), e);
             }
         } catch (RuntimeException e) {
+            progress.close();
             if (generation.isBroken()) {
-                report(job, failed(generation, "rank " + props.rank() + ": " + generation.brokenReason()));
+                report(job, failed(generation, "rank " + props.rank() + ": " + generation.brokenReason(), progress));
                 return;
             }
             // The spec cannot run here (an unsupported op/dtype, say): every rank refuses it alike, the
             // communicator is untouched and the generation goes on.
             log.warn("Rank {}: job {} failed: {}", props.rank(), job.jobId(), e.toString());
-            report(job, failed(generation, "rank " + props.rank() + ": " + e.getMessage()));
+            report(job, failed(generation, "rank " + props.rank() + ": " + e.getMessage(), progress));
+        } finally {
+            progress.close();
         }
     }
 
-    private RankReport failed(ActiveGeneration generation, String error) {
-        return new RankReport(props.rank(), instanceId, generation.number(), false, error, List.of());
+    /** A failed rank's report, with the sizes it measured before failing (the job's rows keep them). */
+    private RankReport failed(ActiveGeneration generation, String error, PartialReports progress) {
+        return new RankReport(props.rank(), instanceId, generation.number(), false, error, progress.measured());
     }
 
     private void report(JobAssignment job, RankReport report) {

@@ -72,6 +72,7 @@ public final class CollectiveJobRunner implements JobRunner {
      * Runs every size of {@code spec} on {@code comm}. Between sizes it stops with a {@link CancellationException}
      * when this thread is interrupted or {@code cancelled} says so.
      */
+    @Override
     public List<RankSizeResult> run(Communicator comm, JobSpec spec, ProgressListener listener,
                                     BooleanSupplier cancelled) {
         Objects.requireNonNull(comm, "comm");

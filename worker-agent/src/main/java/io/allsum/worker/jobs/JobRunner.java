@@ -17,4 +17,10 @@ public interface JobRunner {
      * @throws JobDoesNotFitException when this rank cannot hold the job's buffers (the communicator is untouched)
      */
     List<RankSizeResult> run(Communicator comm, JobSpec spec, BooleanSupplier cancelled);
+
+    /** As {@link #run(Communicator, JobSpec, BooleanSupplier)}, telling {@code progress} about each size. */
+    default List<RankSizeResult> run(Communicator comm, JobSpec spec, ProgressListener progress,
+                                     BooleanSupplier cancelled) {
+        return run(comm, spec, cancelled);
+    }
 }

@@ -6,6 +6,7 @@ import io.allsum.model.Backend;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GenerationState;
@@ -151,6 +152,11 @@ final class ScriptedRendezvous implements AllsumClient {
 
     @Override
     public Job job(String group, String jobId) {
+        throw new UnsupportedOperationException("not used by the agent");
+    }
+
+    @Override
+    public Job awaitJob(String group, String jobId, JobState seenState, int seenRows, Duration wait) {
         throw new UnsupportedOperationException("not used by the agent");
     }
 

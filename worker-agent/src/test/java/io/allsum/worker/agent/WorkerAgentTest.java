@@ -5,8 +5,10 @@ import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.PeerFailedException;
 import io.allsum.worker.jobs.JobRunner;
+import io.allsum.worker.jobs.ProgressListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -173,6 +176,64 @@ class WorkerAgentTest {
             assertThat(r.results()).isEqualTo(ONE_ROW);
         });
         assertThat(server.failures).isEmpty();
+    }
+
+    /** Measures the first of two sizes, then waits until the server holds its partial report before the second. */
+    private JobRunner sweepOfTwoThatWaitsForItsPartialReport(boolean failSecond) {
+        return new JobRunner() {
+            @Override
+            public List<RankSizeResult> run(Communicator comm, JobSpec spec, BooleanSupplier cancelled) {
+                throw new AssertionError("the agent passes its progress listener");
+            }
+
+            @Override
+            public List<RankSizeResult> run(Communicator comm, JobSpec spec, ProgressListener progress,
+                                            BooleanSupplier cancelled) {
+                progress.sizeCompleted(0, 2, TWO_ROWS.getFirst());
+                await().atMost(WAIT).until(() -> !server.reports.isEmpty());
+                if (failSecond) {
+                    throw new PeerFailedException("all_reduce", 1, 2, "closed its connection", null);
+                }
+                progress.sizeCompleted(1, 2, TWO_ROWS.get(1));
+                return TWO_ROWS;
+            }
+        };
+    }
+
+    private static final List<RankSizeResult> TWO_ROWS = List.of(new RankSizeResult(64, 16, 12.5, 0),
+            new RankSizeResult(128, 32, 20, 0));
+
+    @Test
+    void eachSizeButTheLastIsReportedAsProgressWhileTheJobRunsThenTheFinalReport() {
+        start(5, sweepOfTwoThatWaitsForItsPartialReport(false));
+        server.jobs.add(job("job-7", 7, 1));
+
+        await().atMost(WAIT).until(() -> server.reports.size() == 2);
+
+        assertThat(server.reports.getFirst()).satisfies(r -> {
+            assertThat(r.isPartial()).isTrue();
+            assertThat(r.succeeded()).isTrue();
+            assertThat(r.instanceId()).isEqualTo("r1-test");
+            assertThat(r.results()).isEqualTo(TWO_ROWS.subList(0, 1));
+        });
+        assertThat(server.reports.get(1)).satisfies(r -> {
+            assertThat(r.isPartial()).isFalse();
+            assertThat(r.results()).isEqualTo(TWO_ROWS);
+        });
+    }
+
+    @Test
+    void failedRanksReportCarriesTheSizesItMeasured() {
+        start(5, sweepOfTwoThatWaitsForItsPartialReport(true));
+        server.jobs.add(job("job-7", 7, 1));
+
+        await().atMost(WAIT).until(() -> server.reports.size() == 2);
+
+        assertThat(server.reports.get(1)).satisfies(r -> {
+            assertThat(r.isPartial()).isFalse();
+            assertThat(r.succeeded()).isFalse();
+            assertThat(r.results()).isEqualTo(TWO_ROWS.subList(0, 1));
+        });
     }
 
     @Test
