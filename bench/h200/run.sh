@@ -406,9 +406,12 @@ part_pin1() { # one GPU, host time per call: unpinned vs pinned to 4 cores, nati
 }
 
 # AB_DIST=tarball: another build's dist (e.g. main before a change), unpacked to /tmp/allsum-ab, for the ab_* parts.
+# It may leave out the runtime and the jars this dist has under the same names (to carry less): they are taken from here.
 ab_home() {
-  local d=/tmp/allsum-ab
+  local d=/tmp/allsum-ab j
   [ -x $d/allsum-linux-x86_64/bin/allsum ] || { mkdir -p $d && tar -C $d -xJf "${AB_DIST:?AB_DIST names the other dist}"; }
+  [ -e $d/allsum-linux-x86_64/runtime ] || ln -s $ALLSUM_HOME/runtime $d/allsum-linux-x86_64/runtime
+  for j in $ALLSUM_HOME/lib/*.jar; do [ -e $d/allsum-linux-x86_64/lib/${j##*/} ] || cp $j $d/allsum-linux-x86_64/lib/; done
   [ -f $d/allsum-linux-x86_64/lib/worker.aot ] || ALLSUM_HOME=$d/allsum-linux-x86_64 $d/allsum-linux-x86_64/bin/allsum-aot-train >&2
   echo $d/allsum-linux-x86_64
 }
