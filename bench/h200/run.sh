@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ab_rdv ab_start ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ab_rdv ab_start ab_cpu2 ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -429,8 +429,7 @@ part_ab_rdv() { # rendezvous with the server of AB_DIST and of this dist, altern
     ${PYTHON:-python3} bench/rendezvous/tcpstore_bench.py --ranks $RDV_RANKS --procs ${RDV_PROCS:-16} --rounds ${RDV_ROUNDS:-5}; }
 }
 
-part_ab_start() { # AB_DIST's and this dist's allsum, alternating: cold start to the first all-sum on one GPU, then the
-  # default CPU job (4 ring ranks, 8 B .. 64 MiB) on 2 pinned cores against the same sweep with PyTorch Gloo
+part_ab_start() { # AB_DIST's and this dist's allsum, alternating: cold start to the first all-sum on one GPU
   local other i h; other=$(ab_home)
   export CUDA_VISIBLE_DEVICES=0
   for h in $other $ALLSUM_HOME; do quiet $h/bin/allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0 -q; done
@@ -439,12 +438,18 @@ part_ab_start() { # AB_DIST's and this dist's allsum, alternating: cold start to
     first_done "succeeded (" $h/bin/allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0
   done; echo "## torch cold start $i"; first_done "TORCH_COLD" python3 bench/h200/torch_cold_start.py; done
   unset CUDA_VISIBLE_DEVICES
-  for i in 1 2; do
+}
+
+part_ab_cpu2() { # the default CPU job (4 ring ranks, 8 B .. 64 MiB) on 2 pinned cores: AB_DIST's allsum, this one's,
+  # and the same sweep with PyTorch Gloo (bench/startup/gloo_sweep.py), alternating
+  local other i h; other=$(ab_home)
+  for h in $other $ALLSUM_HOME; do quiet taskset -c 0,1 $h/bin/allsum --backend ring -q --ranks 2 -b 8 -e 1K; done
+  for i in 1 2 3; do
     for h in $other $ALLSUM_HOME; do
       echo "## 2 cores, allsum default job $i, $( [ $h = $ALLSUM_HOME ] && echo this || echo AB_DIST) dist"
-      secs taskset -c 0,1 $h/bin/allsum --backend ring -q > /dev/null
+      secs quiet taskset -c 0,1 $h/bin/allsum --backend ring -q
     done
-    echo "## 2 cores, gloo_sweep.py 4, $i"; secs taskset -c 0,1 python3 bench/startup/gloo_sweep.py 4 > /dev/null
+    echo "## 2 cores, gloo_sweep.py 4, $i"; secs quiet taskset -c 0,1 python3 bench/startup/gloo_sweep.py 4
   done
 }
 
