@@ -557,6 +557,8 @@ public final class AllsumCommand implements Callable<Integer> {
         jobSeen = submitted;
         phase("jobSubmitted");
         Job done = session.follow(submitted, deadline, job -> {
+            // After Ctrl-C the ranks stop, so the job fails: that is the interrupt, not news of the job.
+            checkInterrupted();
             jobSeen = job;
             table.show(job);
             if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
