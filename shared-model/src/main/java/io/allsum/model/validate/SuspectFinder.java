@@ -40,6 +40,7 @@ public final class SuspectFinder {
         Map<String, Suspect> found = new LinkedHashMap<>();
         soloSuspects(places, solo, found);
         pairSuspects(places, pairs, found);
+        pairMedianSuspects(places, pairs, found);
         lateSuspects(places, lastArrival, sizes, found);
         return List.copyOf(found.values());
     }
@@ -104,6 +105,54 @@ public final class SuspectFinder {
                         "pair %d-%d: %s against the group's pair median %s (%.0f%% lower)", pair.low(), pair.high(),
                         figure(value), figure(stats.median()), 100 * stats.shortfall(value))));
             }
+        }
+    }
+
+    /**
+     * A rank whose own pairs' median is out of line with the other ranks' medians. With few ranks one bad rank is
+     * in a large share of all pairs (2/N), which widens the pairs' spread until none of them stands out; each
+     * healthy rank's median still ignores its one pair with the bad rank. A host whose ranks are all such is named
+     * instead, when there are other hosts.
+     */
+    private void pairMedianSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+        Map<Integer, Double> medians = new TreeMap<>();
+        for (RankPlace place : places) {
+            if (pairs.keySet().stream().anyMatch(p -> p.has(place.rank()))) {
+                medians.put(place.rank(), medianOf(place.rank(), pairs));
+            }
+        }
+        if (medians.size() < 3) {
+            return;
+        }
+        RobustStats stats = RobustStats.of(medians.values());
+        Set<Integer> blamed = new LinkedHashSet<>();
+        found.values().stream().filter(s -> s.kind() != Suspect.Kind.LINK).forEach(s -> {
+            if (s.kind() == Suspect.Kind.HOST) {
+                places.stream().filter(p -> p.host().equals(s.host())).forEach(p -> blamed.add(p.rank()));
+            } else {
+                blamed.add(s.rank());
+            }
+        });
+        Set<Integer> out = new LinkedHashSet<>();
+        medians.forEach((rank, median) -> {
+            if (!blamed.contains(rank) && thresholds.outlier(stats, median)) {
+                out.add(rank);
+            }
+        });
+        Map<String, List<RankPlace>> hosts = byHost(places);
+        for (Map.Entry<String, List<RankPlace>> host : hosts.entrySet()) {
+            List<RankPlace> members = host.getValue();
+            if (hosts.size() > 1 && members.size() > 1 && members.stream().allMatch(m -> out.contains(m.rank()))) {
+                add(found, suspect(members.getFirst(), Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
+                        "every rank on %s is slow with its peers: median %s against the group's pair median %s",
+                        host.getKey(), figure(medianAcross(members, pairs, places)), figure(stats.median()))));
+                members.forEach(m -> out.remove(m.rank()));
+            }
+        }
+        for (int rank : out) {
+            add(found, suspect(places.get(rank), Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                    "its pairs' median %s against the ranks' median %s (%.0f%% lower)", figure(medians.get(rank)),
+                    figure(stats.median()), 100 * stats.shortfall(medians.get(rank)))));
         }
     }
 

@@ -47,6 +47,23 @@ class SuspectFinderTest {
     }
 
     @Test
+    void oneSlowRankOfFourIsNamedThoughItIsInHalfOfThePairs() {
+        List<RankPlace> places = IntStream.range(0, 4).mapToObj(r -> new RankPlace(r, "h" + r, "cpu")).toList();
+        Random noise = new Random(3);
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (List<Pair> round : PairSchedule.roundRobin(4).rounds()) {
+            for (Pair p : round) {
+                pairs.put(p, (p.has(2) ? 0.01 : 1.0) * (1 + 0.3 * noise.nextGaussian()));
+            }
+        }
+        assertThat(FINDER.find(places, Map.of(), pairs, Map.of(), 0)).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
+            assertThat(s.rank()).isEqualTo(2);
+            assertThat(s.reason()).contains("its pairs' median");
+        });
+    }
+
+    @Test
     void aThrottledHostIsNamedAsTheHost() {
         Random noise = new Random(11);
         // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks

@@ -7,10 +7,6 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.validate.PairSchedule.Pair;
-import io.allsum.model.validate.RankPlace;
-import io.allsum.model.validate.Suspect;
-import io.allsum.model.validate.SuspectFinder;
-import io.allsum.model.validate.Thresholds;
 import io.allsum.worker.comm.Communicator;
 import org.junit.jupiter.api.Test;
 
@@ -79,7 +75,7 @@ class ValidationRunnerTest {
     }
 
     @Test
-    void aRankSlowWithEveryPeerIsNamedByTheFinder() {
+    void aRankSlowWithEveryPeerShowsInEachOfItsPairs() {
         int n = 6;
         int slow = 4;
         InMemoryCommunicator.World world = new InMemoryCommunicator.World(n, false);
@@ -96,15 +92,18 @@ class ValidationRunnerTest {
                 pairs.merge(Pair.of(rank, p.peer()), p.gbps(), Math::min);
             }
         }
-        List<RankPlace> places = java.util.stream.IntStream.range(0, n)
-                .mapToObj(r -> new RankPlace(r, "host" + r, "cpu")).toList();
-        // six ranks as threads on shared cores are noisy: a looser spread bound, a strict shortfall (the slow pairs
-        // take 20 ms more, 99% below the others)
-        List<Suspect> suspects = new SuspectFinder(new Thresholds(2, 0.8, 0.5, 0.5)).find(places, Map.of(), pairs, Map.of(), 0);
-        assertThat(suspects).singleElement().satisfies(s -> {
-            assertThat(s.rank()).isEqualTo(slow);
-            assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
-        });
+        // the slow rank's pairs are the slowest by far; naming it from such figures is SuspectFinderTest's part
+        Map<Integer, Double> medians = new HashMap<>();
+        for (int rank = 0; rank < n; rank++) {
+            int r = rank;
+            medians.put(rank, io.allsum.model.validate.RobustStats.of(pairs.entrySet().stream()
+                    .filter(e -> e.getKey().has(r)).map(Map.Entry::getValue).toList()).median());
+        }
+        double others = io.allsum.model.validate.RobustStats.of(medians.entrySet().stream()
+                .filter(e -> e.getKey() != slow).map(Map.Entry::getValue).toList()).median();
+        assertThat(medians.get(slow)).isLessThan(others / 5);
+        assertThat(pairs.entrySet().stream().filter(e -> e.getKey().has(slow)).map(Map.Entry::getValue))
+                .allSatisfy(gbps -> assertThat(gbps).isLessThan(others / 5));
     }
 
     @Test
