@@ -206,6 +206,14 @@ final class GroupJobs {
             if (job.state.isFinal() || job.reports.containsKey(report.rank())) {
                 return null;
             }
+            Violation figures = ValidationAggregator.problemWith(report, job.worldSize);
+            if (figures != null) {
+                throw JobProblems.badField(figures);
+            }
+            ValidationAggregator.take(job, report);
+            if (report.isPartial()) {
+                return null;
+            }
             if (!report.succeeded()) {
                 job.reports.put(report.rank(), report);
                 finish(job, JobState.FAILED, "rank " + report.rank() + " (instance " + report.instanceId()

@@ -4,6 +4,7 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.SizeResult;
 
 import java.time.Instant;
@@ -34,6 +35,8 @@ final class JobRecord {
     final SortedSet<Integer> receivedRanks = new TreeSet<>();
     Double dispatchLatencyMicros;
     final SortedMap<Integer, RankReport> reports = new TreeMap<>();
+    /** A validation job's newest figures per rank, from partial and final reports. */
+    final SortedMap<Integer, RankValidation> validations = new TreeMap<>();
     String failureReason;
     List<SizeResult> results = List.of();
     Instant finishedAt;
@@ -59,6 +62,7 @@ final class JobRecord {
 
     Job view() {
         return new Job(jobId, group, seq, generation, spec, state, submittedAt, dispatchedAt, finishedAt,
-                dispatchLatencyMicros, List.copyOf(reports.keySet()), failureReason, results);
+                dispatchLatencyMicros, List.copyOf(reports.keySet()), failureReason, results,
+                ValidationAggregator.view(this));
     }
 }
