@@ -194,6 +194,7 @@ public final class AllsumCommand implements Callable<Integer> {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
         cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());
+        cl.addSubcommand("validate", new ValidateCommand());
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + " (see allsum --help)");
             return ExitCodes.USAGE;
