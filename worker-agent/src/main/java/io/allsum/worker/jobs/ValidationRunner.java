@@ -33,8 +33,15 @@ import java.util.function.Consumer;
  */
 public final class ValidationRunner {
 
-    /** Timed repetitions alone; the fastest counts, so that a moment of contention on a shared host does not. */
+    /**
+     * Timed repetitions alone: at least this many, and on for {@link #SOLO_NANOS}; the fastest counts, so that a
+     * moment without the core (ranks sharing a host's cores) does not.
+     */
     static final int SOLO_REPEATS = 5;
+    static final long SOLO_NANOS = 300_000_000;
+    /** Short untimed reductions first, so that the timed ones run compiled code on every rank alike. */
+    private static final int WARMUP_CALLS = 200;
+    private static final long WARMUP_ELEMENTS = 16 << 10;
     /** Exchanges of 8 bytes timed per pair for its latency. */
     static final int LATENCY_ITERATIONS = 20;
     private static final long LATENCY_BYTES = 8;
@@ -99,9 +106,12 @@ public final class ValidationRunner {
             MemorySegment b = arena.allocate(count * DataType.FLOAT32.bytes(), 64);
             a.fill((byte) 1);
             b.fill((byte) 2);
-            HostReduction.combine(a, b, a, count, DataType.FLOAT32, ReduceOp.SUM); // warm-up: pages, JIT
+            for (int i = 0; i < WARMUP_CALLS; i++) {
+                HostReduction.combine(a, b, a, Math.min(count, WARMUP_ELEMENTS), DataType.FLOAT32, ReduceOp.SUM);
+            }
             long best = Long.MAX_VALUE;
-            for (int i = 0; i < SOLO_REPEATS; i++) {
+            long started = System.nanoTime();
+            for (int i = 0; i < SOLO_REPEATS || System.nanoTime() - started < SOLO_NANOS; i++) {
                 long start = System.nanoTime();
                 HostReduction.combine(a, b, a, count, DataType.FLOAT32, ReduceOp.SUM);
                 best = Math.min(best, System.nanoTime() - start);
@@ -126,24 +136,28 @@ public final class ValidationRunner {
         }
     }
 
-    /** Both directions at once with {@code peer}: bandwidth of {@code count} floats each way, then 8-byte latency. */
+    /**
+     * Both directions at once with {@code peer}: bandwidth of {@code count} floats each way, then 8-byte latency,
+     * each from the median exchange, so that one hiccup of a shared host does not count and a slow link still does.
+     */
     private static PairMeasurement exchange(Communicator comm, CommBuffer send, CommBuffer recv, long count, int peer,
                                             int iterations) {
         comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32); // warm-up: connections, buffers
-        long nanos = comm.timeNanos(() -> {
-            for (int i = 0; i < iterations; i++) {
-                comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32);
-            }
-        });
+        long bulk = medianNanos(comm, iterations, () -> comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32));
         long small = LATENCY_BYTES / DataType.FLOAT32.bytes();
-        long latencyNanos = comm.timeNanos(() -> {
-            for (int i = 0; i < LATENCY_ITERATIONS; i++) {
-                comm.sendRecv(send, peer, recv, peer, small, DataType.FLOAT32);
-            }
-        });
+        long latency = medianNanos(comm, LATENCY_ITERATIONS,
+                () -> comm.sendRecv(send, peer, recv, peer, small, DataType.FLOAT32));
         long bytes = count * DataType.FLOAT32.bytes();
-        return new PairMeasurement(peer, bytes, gbps(bytes * iterations, Math.max(1, nanos)),
-                latencyNanos / 1000.0 / LATENCY_ITERATIONS);
+        return new PairMeasurement(peer, bytes, gbps(bytes, Math.max(1, bulk)), latency / 1000.0);
+    }
+
+    private static long medianNanos(Communicator comm, int times, Runnable exchange) {
+        long[] nanos = new long[times];
+        for (int i = 0; i < times; i++) {
+            nanos[i] = comm.timeNanos(exchange);
+        }
+        java.util.Arrays.sort(nanos);
+        return nanos[times / 2];
     }
 
     private static double gbps(long bytes, long nanos) {
