@@ -189,12 +189,12 @@ public final class AllsumCommand implements Callable<Integer> {
 
     static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new AllsumCommand());
+        cl.addSubcommand("validate", new ValidateCommand()); // before setOut/setErr, which reach existing subcommands
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
         cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());
-        cl.addSubcommand("validate", new ValidateCommand());
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println("allsum: " + oneLine(ex.getMessage()) + " (see allsum --help)");
             return ExitCodes.USAGE;

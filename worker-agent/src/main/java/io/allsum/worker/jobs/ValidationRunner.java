@@ -35,10 +35,10 @@ public final class ValidationRunner {
 
     /**
      * Timed repetitions alone: at least this many, and on for {@link #SOLO_NANOS}; the fastest counts, so that a
-     * moment without the core (ranks sharing a host's cores) does not.
+     * moment without the core (ranks sharing a host's cores), or a JIT compiler that is late on a busy host, does not.
      */
     static final int SOLO_REPEATS = 5;
-    static final long SOLO_NANOS = 300_000_000;
+    static final long SOLO_NANOS = 1_000_000_000;
     /** Short untimed reductions first, so that the timed ones run compiled code on every rank alike. */
     private static final int WARMUP_CALLS = 200;
     private static final long WARMUP_ELEMENTS = 16 << 10;
