@@ -22,6 +22,9 @@ import java.util.function.IntPredicate;
  */
 public final class SuspectFinder {
 
+    /** A rank's pairs' median this far below the ranks' median makes it a suspect whatever the spread. */
+    static final double SEVERE_SHORTFALL = 0.75;
+
     private final Thresholds thresholds;
 
     public SuspectFinder(Thresholds thresholds) {
@@ -112,7 +115,8 @@ public final class SuspectFinder {
      * A rank whose own pairs' median is out of line with the other ranks' medians. With few ranks one bad rank is
      * in a large share of all pairs (2/N), which widens the pairs' spread until none of them stands out; each
      * healthy rank's median still ignores its one pair with the bad rank. A host whose ranks are all such is named
-     * instead, when there are other hosts.
+     * instead, when there are other hosts. A median below a quarter of the ranks' median is out of line however
+     * noisy the others are (ranks sharing cores spread by tens of percent; a throttled link costs 90% and more).
      */
     private void pairMedianSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
         Map<Integer, Double> medians = new TreeMap<>();
@@ -135,7 +139,8 @@ public final class SuspectFinder {
         });
         Set<Integer> out = new LinkedHashSet<>();
         medians.forEach((rank, median) -> {
-            if (!blamed.contains(rank) && thresholds.outlier(stats, median)) {
+            if (!blamed.contains(rank) && (thresholds.outlier(stats, median)
+                    || stats.shortfall(median) >= SEVERE_SHORTFALL)) {
                 out.add(rank);
             }
         });
@@ -163,8 +168,14 @@ public final class SuspectFinder {
         }
         new TreeMap<>(lastArrival).forEach((rank, count) -> {
             if (count >= thresholds.lateShare() * sizes && count >= 2) {
-                add(found, suspect(places.get(rank), Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
-                        "arrived last at the all-reduce in %d of %d sizes", count, sizes)));
+                RankPlace place = places.get(rank);
+                String reason = String.format(Locale.ROOT, "rank %d arrived last at the all-reduce in %d of %d sizes",
+                        rank, count, sizes);
+                // a rank on a host already blamed is more evidence against that host, not a second suspect
+                Suspect host = found.values().stream().filter(s -> s.kind() == Suspect.Kind.HOST
+                        && s.host().equals(place.host())).findFirst().orElse(null);
+                add(found, host != null ? new Suspect(host.rank(), host.host(), host.device(), host.kind(), -1, reason)
+                        : suspect(place, Suspect.Kind.RANK, -1, reason));
             }
         });
     }

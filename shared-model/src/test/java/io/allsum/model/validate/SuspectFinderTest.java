@@ -64,6 +64,25 @@ class SuspectFinderTest {
     }
 
     @Test
+    void aHostAlmostCutOffInANoisyGroupIsTheOneSuspectItsLateRankEvidenceAgainstIt() {
+        Random noise = new Random(5);
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (List<Pair> round : PairSchedule.roundRobin(8).rounds()) {
+            for (Pair p : round) {
+                boolean across = (p.low() / 2 == 2) != (p.high() / 2 == 2);
+                // ranks sharing cores: +-40%; the throttled host's link: 0.3% of the others
+                pairs.put(p, (across ? 0.003 : 1.0) * Math.max(0.2, 1 + 0.4 * noise.nextGaussian()));
+            }
+        }
+        List<Suspect> suspects = FINDER.find(PLACES, Map.of(), pairs, Map.of(5, 3), 3);
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.3");
+            assertThat(s.reason()).contains("rank 5 arrived last at the all-reduce in 3 of 3 sizes");
+        });
+    }
+
+    @Test
     void aThrottledHostIsNamedAsTheHost() {
         Random noise = new Random(11);
         // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks
