@@ -167,7 +167,8 @@ public final class SuspectFinder {
             return;
         }
         new TreeMap<>(lastArrival).forEach((rank, count) -> {
-            if (count >= thresholds.lateShare() * sizes && count >= 2) {
+            if (count >= thresholds.lateShare() * sizes && count >= 2
+                    && places.size() * chanceOfAtLeast(count, sizes, 1.0 / places.size()) < LATE_CHANCE) {
                 RankPlace place = places.get(rank);
                 String reason = String.format(Locale.ROOT, "rank %d arrived last at the all-reduce in %d of %d sizes",
                         rank, count, sizes);
@@ -178,6 +179,25 @@ public final class SuspectFinder {
                         : suspect(place, Suspect.Kind.RANK, -1, reason));
             }
         });
+    }
+
+    /**
+     * How unlikely a late count must be for ranks that arrive last at random (each size one of N ranks alike), over
+     * all N ranks: with few sizes, noise alone makes some rank last at most of them.
+     */
+    static final double LATE_CHANCE = 0.01;
+
+    /** P(X >= k) for X binomial(n, p). */
+    static double chanceOfAtLeast(int k, int n, double p) {
+        double total = 0;
+        for (int i = k; i <= n; i++) {
+            double term = 1;
+            for (int j = 0; j < i; j++) {
+                term *= (double) (n - j) / (j + 1) * p;
+            }
+            total += term * Math.pow(1 - p, n - i);
+        }
+        return total;
     }
 
     private static final Comparator<Pair> PAIR_ORDER = Comparator.comparingInt(Pair::low).thenComparingInt(Pair::high);

@@ -83,6 +83,13 @@ class SuspectFinderTest {
     }
 
     @Test
+    void lastAtTwoOfThreeSizesIsChanceNotASuspect() {
+        Random noise = new Random(9);
+        assertThat(FINDER.find(PLACES, solo(noise, -1), pairs(noise, (a, b) -> 1.0), Map.of(2, 2), 3)).isEmpty();
+        assertThat(SuspectFinder.chanceOfAtLeast(2, 3, 0.125)).isCloseTo(0.04297, org.assertj.core.api.Assertions.within(1e-4));
+    }
+
+    @Test
     void aThrottledHostIsNamedAsTheHost() {
         Random noise = new Random(11);
         // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks
