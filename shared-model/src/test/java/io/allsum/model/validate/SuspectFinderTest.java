@@ -74,11 +74,11 @@ class SuspectFinderTest {
                 pairs.put(p, (across ? 0.003 : 1.0) * Math.max(0.2, 1 + 0.4 * noise.nextGaussian()));
             }
         }
-        List<Suspect> suspects = FINDER.find(PLACES, Map.of(), pairs, Map.of(5, 3), 3);
+        List<Suspect> suspects = FINDER.find(PLACES, Map.of(), pairs, Map.of(5, 6), 6);
         assertThat(suspects).singleElement().satisfies(s -> {
             assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
             assertThat(s.host()).isEqualTo("10.0.0.3");
-            assertThat(s.reason()).contains("rank 5 arrived last at the all-reduce in 3 of 3 sizes");
+            assertThat(s.reason()).contains("rank 5 arrived last at the all-reduce in 6 of 6 sizes");
         });
     }
 
