@@ -32,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Validation across hosts: the server and 4 hosts x 2 ring ranks, each host its own network namespace
- * ({@link NetnsHosts}). A healthy group has no suspect; with one host's link slowed by tc, validation names that
- * host. Figures go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where namespaces cannot be made.
+ * ({@link NetnsHosts}). A healthy group has no suspect in 20 validations; with one host's link slowed by tc,
+ * validation names that host. Figures go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where
+ * namespaces cannot be made.
  */
 class ValidationNetnsIT {
 
@@ -44,6 +45,8 @@ class ValidationNetnsIT {
     static final int SERVER_PORT = 8080;
     static final Path LOGS = Path.of("target", "it-logs", "netns-validate");
     static final Duration DEADLINE = Duration.ofSeconds(300);
+    /** Validations of the healthy group, none of which may find a suspect. */
+    static final int HEALTHY_RUNS = 20;
 
     static NetnsHosts net;
     static final List<Process> processes = new ArrayList<>();
@@ -127,7 +130,7 @@ class ValidationNetnsIT {
 
     @Test
     void aHealthyGroupHasNoSuspectAndAThrottledHostIsNamed() throws Exception {
-        for (int run = 0; run < 2; run++) {
+        for (int run = 0; run < HEALTHY_RUNS; run++) {
             ValidationResult healthy = validate().validation();
             assertThat(healthy.suspects()).as("healthy run %d", run).isEmpty();
             assertThat(healthy.verdict()).isEqualTo(ValidationResult.HEALTHY);
