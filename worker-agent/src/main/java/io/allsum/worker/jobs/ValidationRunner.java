@@ -14,6 +14,8 @@ import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.host.HostReduction;
 
 import java.lang.foreign.Arena;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,11 +36,15 @@ import java.util.function.Consumer;
 public final class ValidationRunner {
 
     /**
-     * Timed repetitions alone: at least this many, and on for {@link #SOLO_NANOS}; the fastest counts, so that a
-     * moment without the core (ranks sharing a host's cores), or a JIT compiler that is late on a busy host, does not.
+     * Timed repetitions alone: at least this many and for {@link #SOLO_NANOS}, then on until this JVM's JIT compiler
+     * has been quiet for {@link #JIT_QUIET_NANOS} (at most {@link #SOLO_MAX_NANOS}); the fastest counts. A rank
+     * whose compiler is still busy with its start-up would otherwise time interpreted code and look slow, and a
+     * moment without the core (ranks sharing a host's cores) does not count.
      */
     static final int SOLO_REPEATS = 5;
     static final long SOLO_NANOS = 1_000_000_000;
+    static final long JIT_QUIET_NANOS = 300_000_000;
+    static final long SOLO_MAX_NANOS = 10_000_000_000L;
     /** Short untimed reductions first, so that the timed ones run compiled code on every rank alike. */
     private static final int WARMUP_CALLS = 200;
     private static final long WARMUP_ELEMENTS = 16 << 10;
@@ -109,12 +115,26 @@ public final class ValidationRunner {
             for (int i = 0; i < WARMUP_CALLS; i++) {
                 HostReduction.combine(a, b, a, Math.min(count, WARMUP_ELEMENTS), DataType.FLOAT32, ReduceOp.SUM);
             }
+            CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+            boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
             long best = Long.MAX_VALUE;
             long started = System.nanoTime();
-            for (int i = 0; i < SOLO_REPEATS || System.nanoTime() - started < SOLO_NANOS; i++) {
+            long compiledMillis = jitTimed ? jit.getTotalCompilationTime() : 0;
+            long jitChanged = started;
+            for (int i = 0; ; i++) {
                 long start = System.nanoTime();
                 HostReduction.combine(a, b, a, count, DataType.FLOAT32, ReduceOp.SUM);
-                best = Math.min(best, System.nanoTime() - start);
+                long now = System.nanoTime();
+                best = Math.min(best, now - start);
+                if (jitTimed && jit.getTotalCompilationTime() != compiledMillis) {
+                    compiledMillis = jit.getTotalCompilationTime();
+                    jitChanged = now;
+                }
+                boolean enough = i + 1 >= SOLO_REPEATS && now - started >= SOLO_NANOS
+                        && now - jitChanged >= JIT_QUIET_NANOS;
+                if (enough || now - started >= SOLO_MAX_NANOS) {
+                    break;
+                }
             }
             return gbps(count * DataType.FLOAT32.bytes(), Math.max(1, best));
         }
