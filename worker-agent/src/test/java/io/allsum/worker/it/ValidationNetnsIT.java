@@ -113,7 +113,7 @@ class ValidationNetnsIT {
     /** A small validation: its pairs cross the slow link 7 times, its sweep 3 sizes of 14 ring steps each. */
     static Job validate() throws Exception {
         JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, 16L << 10, 4,
-                3, 1, false, true, 280, new ValidationSpec(null, 1L << 20, 3, null, null, null));
+                3, 1, false, true, 280, new ValidationSpec(null, 1L << 20, null, null, null, null));
         long start = System.nanoTime();
         Job job = client.submitJob(GROUP, spec);
         long end = start + DEADLINE.toNanos();
