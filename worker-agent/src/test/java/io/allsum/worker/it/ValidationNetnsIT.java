@@ -110,10 +110,14 @@ class ValidationNetnsIT {
         processes.add(pb.start());
     }
 
-    /** A small validation: its pairs cross the slow link 7 times, its sweep 3 sizes of 14 ring steps each. */
+    /**
+     * A small validation: its pairs cross the slow link 7 times, its sweep 3 sizes of 14 ring steps each. Nine JVMs
+     * on a shared 2-core machine spread by tens of percent, so a suspect must be half below the median here (the
+     * throttled host is 99% below); the default (25%) is for hosts that are not that crowded.
+     */
     static Job validate() throws Exception {
         JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, 16L << 10, 4,
-                3, 1, false, true, 280, new ValidationSpec(null, 1L << 20, null, null, null, null));
+                3, 1, false, true, 280, new ValidationSpec(null, 1L << 20, null, null, 0.5, null));
         long start = System.nanoTime();
         Job job = client.submitJob(GROUP, spec);
         long end = start + DEADLINE.toNanos();
