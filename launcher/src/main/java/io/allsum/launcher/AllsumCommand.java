@@ -227,6 +227,7 @@ public final class AllsumCommand implements Callable<Integer> {
 
     static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new AllsumCommand());
+        cl.addSubcommand("validate", new ValidateCommand()); // before setOut/setErr, which reach existing subcommands
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cl.setCaseInsensitiveEnumValuesAllowed(true);

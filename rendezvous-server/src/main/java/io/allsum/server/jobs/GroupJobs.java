@@ -219,6 +219,11 @@ final class GroupJobs {
             if (job.state.isFinal() || job.reports.containsKey(report.rank())) {
                 return null;
             }
+            Violation figures = ValidationAggregator.problemWith(report, job.worldSize);
+            if (figures != null) {
+                throw JobProblems.badField(figures);
+            }
+            ValidationAggregator.take(job, report);
             if (report.isPartial()) {
                 Violation problem = ResultAggregator.problemWithPrefix(report, job.sizes);
                 if (problem != null) {

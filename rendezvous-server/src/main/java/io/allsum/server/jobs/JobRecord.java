@@ -5,6 +5,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.SizeResult;
 
 import java.time.Instant;
@@ -38,6 +39,8 @@ final class JobRecord {
     final SortedSet<Integer> receivedRanks = new TreeSet<>();
     Double dispatchLatencyMicros;
     final SortedMap<Integer, RankReport> reports = new TreeMap<>();
+    /** A validation job's newest figures per rank, from partial and final reports. */
+    final SortedMap<Integer, RankValidation> validations = new TreeMap<>();
     String failureReason;
     /** While running: the rows every rank has measured (a prefix of the sweep); once ended, the final rows. */
     List<SizeResult> results = List.of();
@@ -113,6 +116,7 @@ final class JobRecord {
 
     Job view() {
         return new Job(jobId, group, seq, generation, spec, state, submittedAt, dispatchedAt, finishedAt,
-                dispatchLatencyMicros, List.copyOf(reports.keySet()), failureReason, results);
+                dispatchLatencyMicros, List.copyOf(reports.keySet()), failureReason, results,
+                ValidationAggregator.view(this));
     }
 }

@@ -5,6 +5,7 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.jobs.ValidationResult;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -37,7 +38,7 @@ class JobStore {
     };
     private static final List<String> UNFINISHED = List.of(JobState.QUEUED.wireName(), JobState.RUNNING.wireName());
     private static final String COLUMNS = "job_id, group_name, seq, state, spec, generation, submitted_at,"
-            + " dispatched_at, finished_at, dispatch_latency_micros, reported_ranks, failure_reason, results";
+            + " dispatched_at, finished_at, dispatch_latency_micros, reported_ranks, failure_reason, results, validation";
 
     private static final String PROBE_GROUP = "/write-probe";
 
@@ -85,8 +86,8 @@ class JobStore {
     void saveFinal(JobRecord job) {
         Job view = job.view();
         jdbc.sql("UPDATE job SET state = ?, generation = ?, world_size = ?, dispatched_at = ?, finished_at = ?,"
-                        + " dispatch_latency_micros = ?, reported_ranks = ?, failure_reason = ?, results = ?"
-                        + " WHERE job_id = ?")
+                        + " dispatch_latency_micros = ?, reported_ranks = ?, failure_reason = ?, results = ?,"
+                        + " validation = ? WHERE job_id = ?")
                 .param(view.state().wireName()).param(typed(Types.BIGINT, view.generation())).param(job.worldSize)
                 .param(typed(Types.TIMESTAMP_WITH_TIMEZONE, time(view.dispatchedAt())))
                 .param(typed(Types.TIMESTAMP_WITH_TIMEZONE, time(view.finishedAt())))
@@ -94,6 +95,8 @@ class JobStore {
                 .param(JSON.writeValueAsString(view.reportedRanks()))
                 .param(typed(Types.VARCHAR, view.failureReason()))
                 .param(JSON.writeValueAsString(view.results()))
+                .param(typed(Types.VARCHAR, view.validation() == null ? null
+                        : JSON.writeValueAsString(view.validation())))
                 .param(view.jobId())
                 .update();
     }
@@ -184,12 +187,14 @@ class JobStore {
         Double latency = rs.getObject("dispatch_latency_micros", Double.class);
         String ranks = rs.getString("reported_ranks");
         String results = rs.getString("results");
+        String validation = rs.getString("validation");
         return new Job(rs.getString("job_id"), rs.getString("group_name"), rs.getLong("seq"), generation,
                 JSON.readValue(rs.getString("spec"), JobSpec.class), JobState.fromWire(rs.getString("state")),
                 instant(rs, "submitted_at"), instant(rs, "dispatched_at"), instant(rs, "finished_at"), latency,
                 ranks == null ? List.of() : JSON.readValue(ranks, RANKS),
                 rs.getString("failure_reason"),
-                results == null ? List.of() : JSON.readValue(results, RESULTS));
+                results == null ? List.of() : JSON.readValue(results, RESULTS),
+                validation == null ? null : JSON.readValue(validation, ValidationResult.class));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

@@ -75,6 +75,12 @@ public final class JobSpecRules {
         if (!op.reduces() && submitted.redop() != null && submitted.redop() != ReduceOp.SUM) {
             return new Violation("redop", "is only meaningful for " + opsWhere(false) + ", not for " + op);
         }
+        if (s.validates()) {
+            Violation v = validationViolation(s, worldSize, limits);
+            if (v != null) {
+                return v;
+            }
+        }
         List<Long> sizes = s.sizes(worldSize);
         if (sizes.isEmpty()) {
             return new Violation("maxBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes()
@@ -84,6 +90,39 @@ public final class JobSpecRules {
         if (sizes.size() > limits.maxSweepSizes()) {
             return new Violation("stepFactor", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " x"
                     + s.stepFactor() + " has " + sizes.size() + " sizes, more than the limit of " + limits.maxSweepSizes());
+        }
+        return null;
+    }
+
+    /** A validation's own rules: pairs need two ranks, its sweep is an all-reduce, its buffers fit the limits. */
+    private static Violation validationViolation(JobSpec s, int worldSize, Limits limits) {
+        ValidationSpec v = s.validation();
+        if (worldSize < 2) {
+            return new Violation("validation", "needs at least 2 ranks (every pair is measured), the group has "
+                    + worldSize);
+        }
+        if (s.op() != CollectiveOp.ALL_REDUCE) {
+            return new Violation("op", "a validation's sweep is an all_reduce, not " + s.op());
+        }
+        if (v.soloBytes() < 4 || v.soloBytes() > limits.maxBytes()) {
+            return new Violation("validation.soloBytes", "must be 4.." + limits.maxBytes() + ", was " + v.soloBytes());
+        }
+        if (v.pairBytes() < 4 || v.pairBytes() > limits.maxBytes()) {
+            return new Violation("validation.pairBytes", "must be 4.." + limits.maxBytes() + ", was " + v.pairBytes());
+        }
+        if (v.pairIterations() < 1 || v.pairIterations() > MAX_ITERATIONS) {
+            return new Violation("validation.pairIterations", "must be 1.." + MAX_ITERATIONS + ", was "
+                    + v.pairIterations());
+        }
+        if (!(v.minDeviations() >= 0)) {
+            return new Violation("validation.minDeviations", "must be >= 0, was " + v.minDeviations());
+        }
+        if (!(v.minShortfall() >= 0 && v.minShortfall() < 1)) {
+            return new Violation("validation.minShortfall", "must be in [0, 1), was " + v.minShortfall());
+        }
+        if (v.expectBusBandwidthGBps() != null && !(v.expectBusBandwidthGBps() > 0)) {
+            return new Violation("validation.expectBusBandwidthGBps", "must be above 0, was "
+                    + v.expectBusBandwidthGBps());
         }
         return null;
     }

@@ -14,9 +14,9 @@ public record ValidationSpec(@JsonDeserialize(using = WholeNumbers.LongOnly.clas
                              @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer pairIterations,
                              Double minDeviations, Double minShortfall, Double expectBusBandwidthGBps) {
 
-    public static final long DEFAULT_SOLO_BYTES = 64L << 20;
-    public static final long DEFAULT_PAIR_BYTES = 16L << 20;
-    public static final int DEFAULT_PAIR_ITERATIONS = 10;
+    public static final long DEFAULT_SOLO_BYTES = 16L << 20;
+    public static final long DEFAULT_PAIR_BYTES = 4L << 20;
+    public static final int DEFAULT_PAIR_ITERATIONS = 5;
 
     public ValidationSpec withDefaults() {
         var t = io.allsum.model.validate.Thresholds.DEFAULTS;

@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * A rank, link or host that validation found out of line with its group, with the evidence. A link suspect names
- * one end in {@code rank}/{@code host}/{@code device} and the other in {@code peerRank} (-1 otherwise).
+ * one end in {@code rank}/{@code host}/{@code device} and the other in {@code peerRank} (-1 otherwise); a group
+ * suspect has rank -1 and no host or device.
  */
 public record Suspect(int rank, String host, String device, Kind kind, int peerRank, String reason) {
 
@@ -18,7 +19,9 @@ public record Suspect(int rank, String host, String device, Kind kind, int peerR
         /** One pair of ranks is slow while both ends are fine with others. */
         LINK,
         /** Every rank of one host is slow with peers on other hosts: its network link. */
-        HOST;
+        HOST,
+        /** The whole group falls short of an expected figure (rank -1): nothing singles out a member. */
+        GROUP;
 
         @JsonValue
         public String wireName() {

@@ -22,6 +22,9 @@ import java.util.function.IntPredicate;
  */
 public final class SuspectFinder {
 
+    /** A rank's pairs' median this far below the ranks' median makes it a suspect whatever the spread. */
+    static final double SEVERE_SHORTFALL = 0.75;
+
     private final Thresholds thresholds;
 
     public SuspectFinder(Thresholds thresholds) {
@@ -40,6 +43,7 @@ public final class SuspectFinder {
         Map<String, Suspect> found = new LinkedHashMap<>();
         soloSuspects(places, solo, found);
         pairSuspects(places, pairs, found);
+        pairMedianSuspects(places, pairs, found);
         lateSuspects(places, lastArrival, sizes, found);
         return List.copyOf(found.values());
     }
@@ -107,17 +111,93 @@ public final class SuspectFinder {
         }
     }
 
+    /**
+     * A rank whose own pairs' median is out of line with the other ranks' medians. With few ranks one bad rank is
+     * in a large share of all pairs (2/N), which widens the pairs' spread until none of them stands out; each
+     * healthy rank's median still ignores its one pair with the bad rank. A host whose ranks are all such is named
+     * instead, when there are other hosts. A median below a quarter of the ranks' median is out of line however
+     * noisy the others are (ranks sharing cores spread by tens of percent; a throttled link costs 90% and more).
+     */
+    private void pairMedianSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+        Map<Integer, Double> medians = new TreeMap<>();
+        for (RankPlace place : places) {
+            if (pairs.keySet().stream().anyMatch(p -> p.has(place.rank()))) {
+                medians.put(place.rank(), medianOf(place.rank(), pairs));
+            }
+        }
+        if (medians.size() < 3) {
+            return;
+        }
+        RobustStats stats = RobustStats.of(medians.values());
+        Set<Integer> blamed = new LinkedHashSet<>();
+        found.values().stream().filter(s -> s.kind() != Suspect.Kind.LINK).forEach(s -> {
+            if (s.kind() == Suspect.Kind.HOST) {
+                places.stream().filter(p -> p.host().equals(s.host())).forEach(p -> blamed.add(p.rank()));
+            } else {
+                blamed.add(s.rank());
+            }
+        });
+        Set<Integer> out = new LinkedHashSet<>();
+        medians.forEach((rank, median) -> {
+            if (!blamed.contains(rank) && (thresholds.outlier(stats, median)
+                    || stats.shortfall(median) >= SEVERE_SHORTFALL)) {
+                out.add(rank);
+            }
+        });
+        Map<String, List<RankPlace>> hosts = byHost(places);
+        for (Map.Entry<String, List<RankPlace>> host : hosts.entrySet()) {
+            List<RankPlace> members = host.getValue();
+            if (hosts.size() > 1 && members.size() > 1 && members.stream().allMatch(m -> out.contains(m.rank()))) {
+                add(found, suspect(members.getFirst(), Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
+                        "every rank on %s is slow with its peers: median %s against the group's pair median %s",
+                        host.getKey(), figure(medianAcross(members, pairs, places)), figure(stats.median()))));
+                members.forEach(m -> out.remove(m.rank()));
+            }
+        }
+        for (int rank : out) {
+            add(found, suspect(places.get(rank), Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                    "its pairs' median %s against the ranks' median %s (%.0f%% lower)", figure(medians.get(rank)),
+                    figure(stats.median()), 100 * stats.shortfall(medians.get(rank)))));
+        }
+    }
+
     private void lateSuspects(List<RankPlace> places, Map<Integer, Integer> lastArrival, int sizes,
                               Map<String, Suspect> found) {
         if (sizes == 0 || places.size() < 3) {
             return;
         }
         new TreeMap<>(lastArrival).forEach((rank, count) -> {
-            if (count >= thresholds.lateShare() * sizes && count >= 2) {
-                add(found, suspect(places.get(rank), Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
-                        "arrived last at the all-reduce in %d of %d sizes", count, sizes)));
+            if (count >= thresholds.lateShare() * sizes && count >= 2
+                    && places.size() * chanceOfAtLeast(count, sizes, 1.0 / places.size()) < LATE_CHANCE) {
+                RankPlace place = places.get(rank);
+                String reason = String.format(Locale.ROOT, "rank %d arrived last at the all-reduce in %d of %d sizes",
+                        rank, count, sizes);
+                // a rank on a host already blamed is more evidence against that host, not a second suspect
+                Suspect host = found.values().stream().filter(s -> s.kind() == Suspect.Kind.HOST
+                        && s.host().equals(place.host())).findFirst().orElse(null);
+                add(found, host != null ? new Suspect(host.rank(), host.host(), host.device(), host.kind(), -1, reason)
+                        : suspect(place, Suspect.Kind.RANK, -1, reason));
             }
         });
+    }
+
+    /**
+     * How unlikely a late count must be for ranks that arrive last at random (each size one of N ranks alike), over
+     * all N ranks: with few sizes, noise alone makes some rank last at most of them.
+     */
+    static final double LATE_CHANCE = 0.01;
+
+    /** P(X >= k) for X binomial(n, p). */
+    static double chanceOfAtLeast(int k, int n, double p) {
+        double total = 0;
+        for (int i = k; i <= n; i++) {
+            double term = 1;
+            for (int j = 0; j < i; j++) {
+                term *= (double) (n - j) / (j + 1) * p;
+            }
+            total += term * Math.pow(1 - p, n - i);
+        }
+        return total;
     }
 
     private static final Comparator<Pair> PAIR_ORDER = Comparator.comparingInt(Pair::low).thenComparingInt(Pair::high);

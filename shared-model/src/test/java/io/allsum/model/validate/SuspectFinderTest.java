@@ -47,6 +47,49 @@ class SuspectFinderTest {
     }
 
     @Test
+    void oneSlowRankOfFourIsNamedThoughItIsInHalfOfThePairs() {
+        List<RankPlace> places = IntStream.range(0, 4).mapToObj(r -> new RankPlace(r, "h" + r, "cpu")).toList();
+        Random noise = new Random(3);
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (List<Pair> round : PairSchedule.roundRobin(4).rounds()) {
+            for (Pair p : round) {
+                pairs.put(p, (p.has(2) ? 0.01 : 1.0) * (1 + 0.3 * noise.nextGaussian()));
+            }
+        }
+        assertThat(FINDER.find(places, Map.of(), pairs, Map.of(), 0)).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
+            assertThat(s.rank()).isEqualTo(2);
+            assertThat(s.reason()).contains("its pairs' median");
+        });
+    }
+
+    @Test
+    void aHostAlmostCutOffInANoisyGroupIsTheOneSuspectItsLateRankEvidenceAgainstIt() {
+        Random noise = new Random(5);
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (List<Pair> round : PairSchedule.roundRobin(8).rounds()) {
+            for (Pair p : round) {
+                boolean across = (p.low() / 2 == 2) != (p.high() / 2 == 2);
+                // ranks sharing cores: +-40%; the throttled host's link: 0.3% of the others
+                pairs.put(p, (across ? 0.003 : 1.0) * Math.max(0.2, 1 + 0.4 * noise.nextGaussian()));
+            }
+        }
+        List<Suspect> suspects = FINDER.find(PLACES, Map.of(), pairs, Map.of(5, 6), 6);
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.3");
+            assertThat(s.reason()).contains("rank 5 arrived last at the all-reduce in 6 of 6 sizes");
+        });
+    }
+
+    @Test
+    void lastAtTwoOfThreeSizesIsChanceNotASuspect() {
+        Random noise = new Random(9);
+        assertThat(FINDER.find(PLACES, solo(noise, -1), pairs(noise, (a, b) -> 1.0), Map.of(2, 2), 3)).isEmpty();
+        assertThat(SuspectFinder.chanceOfAtLeast(2, 3, 0.125)).isCloseTo(0.04297, org.assertj.core.api.Assertions.within(1e-4));
+    }
+
+    @Test
     void aThrottledHostIsNamedAsTheHost() {
         Random noise = new Random(11);
         // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks

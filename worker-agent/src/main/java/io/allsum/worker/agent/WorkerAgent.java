@@ -15,6 +15,7 @@ import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
+import io.allsum.model.rendezvous.Member;
 import io.allsum.model.rendezvous.RankView;
 import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.HotPathWarmup;
@@ -24,6 +25,7 @@ import io.allsum.worker.comm.PeerFailedException;
 import io.allsum.worker.jobs.JobCursor;
 import io.allsum.worker.jobs.JobRunner;
 import io.allsum.worker.jobs.PartialReports;
+import io.allsum.worker.jobs.ValidationRunner;
 import io.allsum.worker.jobs.ReportDelivery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -395,6 +397,10 @@ public class WorkerAgent implements SmartLifecycle {
         PartialReports progress = new PartialReports(client, props.group(), job.jobId(), props.rank(), instanceId,
                 generation.number());
         try {
+            if (job.spec().validates()) {
+                runValidation(generation, job);
+                return;
+            }
             List<RankSizeResult> results = runner.run(generation.communicator(), job.spec(), progress,
                     () -> stopping || generation.isBroken());
             progress.close();
@@ -421,6 +427,22 @@ public class WorkerAgent implements SmartLifecycle {
         } finally {
             progress.close();
         }
+    }
+
+    /** A validation: progress reports after each phase, then the final one with the sweep and the figures. */
+    private void runValidation(ActiveGeneration generation, JobAssignment job) {
+        Member self = generation.view().members() == null ? null : generation.view().members().stream()
+                .filter(m -> m.rank() == props.rank()).findFirst().orElse(null);
+        // The ring's endpoint host is the address peers dial, which tells hosts apart even where names do not.
+        String host = self != null && self.endpoint() != null && self.endpoint().lastIndexOf(':') > 0
+                ? self.endpoint().substring(0, self.endpoint().lastIndexOf(':')) : hostName;
+        String device = self != null && self.device() != null ? self.device()
+                : props.device() != null ? props.device() : factory.backend() == Backend.RING ? "cpu" : "gpu";
+        ValidationRunner.Outcome outcome = new ValidationRunner(runner).run(generation.communicator(), job.spec(),
+                host, device, soFar -> report(job, new RankReport(props.rank(), instanceId, generation.number(), true,
+                        null, List.of(), true, soFar)), () -> stopping || generation.isBroken());
+        report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, outcome.results(),
+                null, outcome.validation()));
     }
 
     /** A failed rank's report, with the sizes it measured before failing (the job's rows keep them). */

@@ -1,0 +1,306 @@
+package io.allsum.launcher;
+
+import io.allsum.client.AllsumClient;
+import io.allsum.client.AllsumJson;
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobSpecRules;
+import io.allsum.model.jobs.JobState;
+import io.allsum.model.jobs.ValidationResult;
+import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.problem.Violation;
+import io.allsum.model.rendezvous.GroupStatus;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code allsum validate}: one validation job (each rank alone, every pair, the all-reduce sweep, a verdict) on a
+ * local group or a running cluster, each phase printed once measured ({@link ValidationReport}), the verdict last.
+ */
+@Command(name = "validate", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = "Finds the slow GPU, link or host of a group in one job: each rank alone, every pair "
+                + "(round-robin, N-1 rounds), the all-reduce sweep, then robust statistics name the suspects.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:healthy: no suspect", "1:suspects found, or the validation failed",
+                "2:wrong options"},
+        footer = {"%nMore: docs/validate.md"})
+public final class ValidateCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--ranks", paramLabel = "N",
+            description = "Local ranks to start (default: one per GPU with NCCL, else 4 CPU ranks).")
+    Integer ranks;
+
+    @Option(names = "--backend", paramLabel = "auto|nccl|ring", defaultValue = "auto",
+            description = "Communicator of the local ranks (default: ${DEFAULT-VALUE}).")
+    AllsumCommand.BackendChoice backend;
+
+    @Option(names = "--server", paramLabel = "URL", description = "Validate a running cluster: its rendezvous server.")
+    URI server;
+
+    @Option(names = "--group", paramLabel = "NAME", description = "The cluster's group to validate (with --server).")
+    String group;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
+            description = "Bearer token of the server (default: $ALLSUM_TOKEN).")
+    String token;
+
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            defaultValue = "1K", description = "Smallest all-reduce size of the sweep (default: ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            defaultValue = "4M", description = "Largest all-reduce size (default: ${DEFAULT-VALUE}).")
+    long maxBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "4",
+            description = "Size multiplier of the sweep (default: ${DEFAULT-VALUE}).")
+    int stepFactor;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "10",
+            description = "Timed all-reduces per size (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "2",
+            description = "Untimed all-reduces per size (default: ${DEFAULT-VALUE}).")
+    int warmupIterations;
+
+    @Option(names = "--solo-bytes", paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "Buffer each rank reduces alone (default: the server's, 16M).")
+    Long soloBytes;
+
+    @Option(names = "--pair-bytes", paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "What each pair exchanges both ways (default: 4M).")
+    Long pairBytes;
+
+    @Option(names = "--pair-iters", paramLabel = "N", description = "Timed exchanges per pair (default: 5).")
+    Integer pairIterations;
+
+    @Option(names = "--min-deviations", paramLabel = "X",
+            description = "A suspect lies at least X robust standard deviations below the median (default: 3.5).")
+    Double minDeviations;
+
+    @Option(names = "--min-shortfall", paramLabel = "F",
+            description = "... and at least this fraction below it (default: 0.25).")
+    Double minShortfall;
+
+    @Option(names = "--expect-busbw", paramLabel = "GBPS",
+            description = "Bus bandwidth the largest size must reach, in GB/s; below it the group is a suspect.")
+    Double expectBusBandwidth;
+
+    @Option(names = "--json", paramLabel = "FILE",
+            description = "Write the verdict, suspects, pairs and ranks as JSON (always, whatever the outcome).")
+    Path jsonFile;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
+            description = "Deadline of the whole run (default: ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
+    boolean quiet;
+
+    private Progress progress;
+    private Job jobSeen;
+    private GroupStatus groupSeen;
+
+    @Override
+    public Integer call() {
+        progress = Progress.toStderr(quiet);
+        int exit = ExitCodes.FAILED;
+        String error = null;
+        try {
+            checkOptions();
+            exit = server != null ? runRemote() : runLocal();
+            return exit;
+        } catch (CommandLine.ParameterException e) {
+            exit = ExitCodes.USAGE;
+            error = AllsumCommand.oneLine(e.getMessage());
+            throw e;
+        } catch (LauncherException e) {
+            exit = e.exitCode();
+            error = AllsumCommand.oneLine(e.getMessage());
+            throw e;
+        } catch (RuntimeException e) {
+            error = e.getClass().getSimpleName() + ": " + AllsumCommand.oneLine(e.getMessage());
+            throw e;
+        } finally {
+            if (jsonFile != null) {
+                writeJson(exit, error);
+            }
+        }
+    }
+
+    JobSpec jobSpec() {
+        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, minBytes, maxBytes, stepFactor,
+                iterations, warmupIterations, false, true, Math.min(timeoutSeconds, JobSpecRules.MAX_TIMEOUT_SECONDS),
+                new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
+                        expectBusBandwidth));
+    }
+
+    private void checkOptions() {
+        List<String> problems = new ArrayList<>();
+        if (ranks != null && ranks < 2) {
+            problems.add("--ranks must be at least 2: validate measures every pair of ranks");
+        }
+        if (timeoutSeconds < 1) {
+            problems.add("--timeout must be at least 1 second");
+        }
+        if (server != null) {
+            if (group == null) {
+                problems.add("--server needs --group (the cluster's group to validate)");
+            }
+            if (ranks != null || backend != AllsumCommand.BackendChoice.auto) {
+                problems.add("--ranks and --backend are for local runs; the cluster at --server has its own");
+            }
+            String scheme = server.getScheme();
+            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
+                problems.add("--server must be http(s)://host:port, was '" + server + "'");
+            }
+        }
+        if (group != null && !io.allsum.model.Protocol.GROUP_NAME.matcher(group).matches()) {
+            problems.add("--group must match " + io.allsum.model.Protocol.GROUP_NAME.pattern());
+        }
+        if (!problems.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
+        }
+        // what the server would refuse, for any group of at least 2 ranks
+        preflight(Math.max(2, ranks == null ? 2 : ranks));
+    }
+
+    private void preflight(int worldSize) {
+        JobSpec submitted = jobSpec();
+        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, null,
+                JobSpecRules.Limits.DEFAULTS);
+        if (v != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());
+        }
+    }
+
+    private static String optionOf(String field) {
+        return switch (field) {
+            case "validation.soloBytes" -> "--solo-bytes";
+            case "validation.pairBytes" -> "--pair-bytes";
+            case "validation.pairIterations" -> "--pair-iters";
+            case "validation.minDeviations" -> "--min-deviations";
+            case "validation.minShortfall" -> "--min-shortfall";
+            case "validation.expectBusBandwidthGBps" -> "--expect-busbw";
+            default -> AllsumCommand.optionOf(field);
+        };
+    }
+
+    private int runLocal() {
+        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+        AllsumCommand.LocalPlan plan = AllsumCommand.LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
+        if (plan.ranks() < 2) {
+            throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
+                    + plan.ranks() + " GPU; use --backend ring --ranks N for CPU ranks", null);
+        }
+        ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
+                ProcessLayout.currentJava());
+        String groupName = group != null ? group : AllsumCommand.LOCAL_GROUP;
+        progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
+                + layout.description() + ")");
+        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
+        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
+                new LocalCluster.Options(aot, false));
+        boolean ran = false;
+        try {
+            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
+            try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
+                int exit = validate(new JobSession(client, groupName, cluster::checkAlive, progress), deadline, true);
+                ran = true;
+                return exit;
+            }
+        } finally {
+            cluster.close(ran, ran);
+        }
+    }
+
+    private int runRemote() {
+        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
+        String problem = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+        if (problem != null) {
+            throw new LauncherException("cannot reach the allsum server at " + server + " (" + problem + ")");
+        }
+        try (AllsumClient client = Clients.connect(server, token)) {
+            return validate(new JobSession(client, group, () -> { }, progress), deadline, false);
+        }
+    }
+
+    private int validate(JobSession session, Deadline deadline, boolean groupMayBeNew) {
+        GroupStatus status = session.awaitComplete(deadline, groupMayBeNew);
+        groupSeen = status;
+        if (status.worldSize() < 2) {
+            throw new LauncherException(ExitCodes.USAGE, "group '" + status.group() + "' has 1 rank; validate "
+                    + "measures every pair and needs at least 2", null);
+        }
+        preflight(status.worldSize());
+        progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
+                status.worldSize(), status.group(), status.generation(), status.backend()));
+        PrintWriter out = spec.commandLine().getOut();
+        ValidationReport report = new ValidationReport(String.valueOf(status.backend()), status.worldSize(), out);
+        Job submitted = session.submit(jobSpec());
+        jobSeen = submitted;
+        Job done = session.follow(submitted, deadline, job -> {
+            jobSeen = job;
+            report.show(job);
+        });
+        jobSeen = done;
+        report.show(done);
+        ValidationResult v = done.validation();
+        if (done.state() != JobState.SUCCEEDED || v == null || v.verdict() == null) {
+            String phase = v == null || v.phase() == null ? "?" : v.phase();
+            throw new LauncherException("validation failed in phase " + phase + ": job " + done.jobId() + " "
+                    + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
+        }
+        return ValidationResult.HEALTHY.equals(v.verdict()) ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    /** The JSON record: verdict, suspects, pairs, ranks first; the job and the outcome after. */
+    private void writeJson(int exit, String error) {
+        ValidationResult v = jobSeen == null ? null : jobSeen.validation();
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("verdict", v == null || v.verdict() == null ? ValidationResult.FAILED : v.verdict());
+        record.put("suspects", v == null || v.suspects() == null ? List.of() : v.suspects());
+        record.put("pairs", v == null ? List.of() : v.pairs());
+        record.put("ranks", v == null ? List.of() : v.ranks());
+        record.put("solo", v == null ? List.of() : v.solo());
+        record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
+        record.put("phase", v == null ? null : v.phase());
+        record.put("exitCode", exit);
+        record.put("error", error);
+        record.put("group", groupSeen);
+        record.put("job", jobSeen);
+        try {
+            Path parent = jsonFile.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(jsonFile, AllsumJson.mapper().writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(record) + System.lineSeparator());
+        } catch (IOException | RuntimeException e) {
+            progress.warn("cannot write --json " + jsonFile + ": " + AllsumCommand.oneLine(e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.allsum.launcher;
+
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.SizeResult;
+import io.allsum.model.jobs.ValidationResult;
+import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.jobs.ValidationResult.SoloFigure;
+import io.allsum.model.validate.PairMatrix;
+import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.RankPlace;
+import io.allsum.model.validate.Suspect;
+
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Prints a validation job phase by phase, in nccl-tests' style ('#' comments, aligned columns), each phase once:
+ * as soon as the job's view holds all of it, or at the end whatever was measured. The last line names the suspects
+ * or says {@code healthy}.
+ */
+final class ValidationReport {
+
+    private final String backend;
+    private final int worldSize;
+    private final PrintWriter out;
+    private boolean soloShown;
+    private boolean pairsShown;
+    private boolean sweepShown;
+    private boolean verdictShown;
+
+    ValidationReport(String backend, int worldSize, PrintWriter out) {
+        this.backend = backend;
+        this.worldSize = worldSize;
+        this.out = out;
+    }
+
+    /** Prints what {@code job} holds that was not printed yet. */
+    void show(Job job) {
+        ValidationResult v = job.validation();
+        if (v == null) {
+            return;
+        }
+        boolean ended = job.state().isFinal();
+        if (!soloShown && (v.solo().size() == worldSize || ended && !v.solo().isEmpty())) {
+            solo(v);
+            soloShown = true;
+        }
+        if (!pairsShown && (v.pairs().size() == worldSize * (worldSize - 1) / 2 || ended && !v.pairs().isEmpty())) {
+            pairs(v);
+            pairsShown = true;
+        }
+        if (!sweepShown && ended && job.results() != null && !job.results().isEmpty()) {
+            sweep(job, v);
+            sweepShown = true;
+        }
+        if (!verdictShown && v.verdict() != null) {
+            verdict(v);
+            verdictShown = true;
+        }
+        out.flush();
+    }
+
+    private void solo(ValidationResult v) {
+        out.printf(Locale.ROOT, "# phase 1: each rank alone (%s), GB/s%n", backend.equalsIgnoreCase("nccl")
+                ? "all-reduce on a one-rank communicator: a device copy" : "host reduction of float32, one thread");
+        out.printf(Locale.ROOT, "# %5s  %-20s %-8s %10s%n", "rank", "host", "device", "GB/s");
+        Map<Integer, RankPlace> places = places(v);
+        for (SoloFigure s : v.solo()) {
+            RankPlace p = places.get(s.rank());
+            out.printf(Locale.ROOT, "  %5d  %-20s %-8s %10.3f%n", s.rank(), p == null ? "-" : p.host(),
+                    p == null ? "-" : p.device(), s.gbps());
+        }
+    }
+
+    private void pairs(ValidationResult v) {
+        out.printf(Locale.ROOT, "# phase 2: every pair, both ways at once (%d rounds of disjoint pairs)%n",
+                worldSize % 2 == 0 ? worldSize - 1 : worldSize);
+        out.printf(Locale.ROOT, "# %5s %5s %10s %12s%n", "rank", "peer", "GB/s", "latency(us)");
+        Map<Pair, Double> matrix = new LinkedHashMap<>();
+        for (PairFigure p : v.pairs()) {
+            out.printf(Locale.ROOT, "  %5d %5d %10.3f %12.1f%n", p.low(), p.high(), p.gbps(), p.latencyMicros());
+            matrix.put(new Pair(p.low(), p.high()), p.gbps());
+        }
+        out.print(PairMatrix.render(worldSize, matrix));
+    }
+
+    private void sweep(Job job, ValidationResult v) {
+        out.println("# phase 3: all together, the all-reduce sweep (time: the slowest rank)");
+        List<ResultTable.RankLine> lines = v.ranks().stream()
+                .map(p -> new ResultTable.RankLine(p.rank(), null, p.host(), p.device(), null)).toList();
+        out.print(ResultTable.format(job, backend, worldSize, lines));
+        StringBuilder arrivals = new StringBuilder("# waited for (smallest own time, well below the median) at ")
+                .append(job.results().size()).append(" sizes:");
+        boolean any = false;
+        for (int rank = 0; rank < v.lastArrivals().size(); rank++) {
+            if (v.lastArrivals().get(rank) > 0) {
+                arrivals.append(" rank ").append(rank).append(' ').append(v.lastArrivals().get(rank)).append('x');
+                any = true;
+            }
+        }
+        out.println(any ? arrivals : arrivals.append(" none"));
+        SizeResult largest = job.results().getLast();
+        if (largest.rankTimesMicros() != null) {
+            out.println("# own times at " + largest.bytes() + " B (us): " + largest.rankTimesMicros().stream()
+                    .map(t -> String.format(Locale.ROOT, "%.1f", t)).collect(Collectors.joining(" ")));
+        }
+    }
+
+    private void verdict(ValidationResult v) {
+        out.println("# phase 4: verdict: " + v.verdict());
+        if (v.suspects() != null && !v.suspects().isEmpty()) {
+            out.printf(Locale.ROOT, "# %-5s %5s  %-20s %-8s %s%n", "kind", "rank", "host", "device", "reason");
+            for (Suspect s : v.suspects()) {
+                out.printf(Locale.ROOT, "  %-5s %5s  %-20s %-8s %s%n", s.kind(), s.rank() < 0 ? "-" : s.rank()
+                        + (s.peerRank() >= 0 ? "-" + s.peerRank() : ""), s.host() == null ? "-" : s.host(),
+                        s.device() == null ? "-" : s.device(), s.reason());
+            }
+        }
+        out.println(summary(v));
+    }
+
+    /** The one line naming the suspects, or saying healthy. */
+    static String summary(ValidationResult v) {
+        if (v.suspects() == null || v.suspects().isEmpty()) {
+            return "validate: " + v.verdict() + " (" + v.ranks().size() + " ranks, " + v.pairs().size() + " pairs)";
+        }
+        return "validate: " + v.suspects().size() + " suspect" + (v.suspects().size() == 1 ? "" : "s") + ": "
+                + v.suspects().stream().map(ValidationReport::name).collect(Collectors.joining(", "));
+    }
+
+    private static String name(Suspect s) {
+        return switch (s.kind()) {
+            case HOST -> "host " + s.host();
+            case LINK -> "link " + s.rank() + "-" + s.peerRank() + " (" + s.host() + ")";
+            case RANK -> "rank " + s.rank() + " (" + s.host() + ", device " + s.device() + ")";
+            case GROUP -> "the group (" + s.reason() + ")";
+        };
+    }
+
+    private static Map<Integer, RankPlace> places(ValidationResult v) {
+        Map<Integer, RankPlace> places = new LinkedHashMap<>();
+        v.ranks().forEach(p -> places.put(p.rank(), p));
+        return places;
+    }
+}

@@ -1,0 +1,51 @@
+package io.allsum.launcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Options of {@code allsum validate} that are wrong before anything starts: one line, exit 2. */
+class ValidateCommandTest {
+
+    private record Run(int exit, String err) {
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = AllsumCommand.execute(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(exit, err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aServerWithoutAGroupIsRefused() {
+        Run r = run("validate", "--server", "http://127.0.0.1:1");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString().contains("--server needs --group");
+    }
+
+    @Test
+    void aPairBufferTheServerWouldRefuseNamesTheOption() {
+        Run r = run("validate", "--ranks", "2", "--pair-bytes", "2");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString().contains("--pair-bytes: must be 4..");
+    }
+
+    @Test
+    void aShortfallOfOneOrMoreIsRefused() {
+        Run r = run("validate", "--ranks", "2", "--min-shortfall", "1.5");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString().contains("--min-shortfall");
+    }
+
+    @Test
+    void anUnreachableServerIsOneLineAndExit1() {
+        Run r = run("validate", "--server", "http://127.0.0.1:1", "--group", "g", "--timeout", "5", "-q");
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err().lines()).singleElement().asString().contains("cannot reach the allsum server");
+    }
+}

@@ -1,0 +1,57 @@
+package io.allsum.launcher;
+
+import io.allsum.client.AllsumJson;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** {@code allsum validate --ranks 4}, end to end: real server and ring workers, every phase, healthy, exit 0. */
+class ValidateEndToEndIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void fourHealthyRingRanksAreHealthyWithEveryPhasePrintedAndTheJsonWritten() throws Exception {
+        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
+        for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
+            assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
+                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+        }
+        Path json = dir.resolve("validate.json");
+
+        LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--backend", "ring", "--ranks", "4",
+                "--json", json.toString(), "--timeout", "300");
+
+        assertThat(r.exitCode()).as("exit code; stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr()).isZero();
+        assertThat(r.stdout()).containsSubsequence("# phase 1: each rank alone", "# phase 2: every pair",
+                "# pair bandwidth, tenths of the median", "# phase 3: all together", "# Out of bounds values : 0 OK",
+                "# phase 4: verdict: healthy", "validate: healthy (4 ranks, 6 pairs)");
+        assertThat(r.stdout().lines().toList().getLast()).isEqualTo("validate: healthy (4 ranks, 6 pairs)");
+
+        JsonNode record = AllsumJson.mapper().readTree(json.toFile());
+        assertThat(record.get("verdict").asString()).isEqualTo("healthy");
+        assertThat(record.get("suspects")).isEmpty();
+        assertThat(record.get("pairs")).hasSize(6);
+        assertThat(record.get("ranks")).hasSize(4);
+        assertThat(record.at("/ranks/0/host").asString()).isNotBlank();
+        assertThat(record.at("/pairs/0/gbps").asDouble()).isPositive();
+        assertThat(record.get("exitCode").asInt()).isZero();
+        assertThat(record.at("/job/state").asString()).isEqualTo("succeeded");
+    }
+
+    @Test
+    void badOptionsAreOneLineAndExit2BeforeAnythingStarts() throws Exception {
+        LauncherProcess.Result r = LauncherProcess.run(dir, 60, "validate", "--ranks", "1");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.stderrLines()).singleElement().asString()
+                .startsWith("allsum: ").contains("--ranks must be at least 2");
+    }
+}

@@ -1,0 +1,167 @@
+package io.allsum.worker.it;
+
+import io.allsum.client.AllsumClient;
+import io.allsum.client.HttpAllsumClient;
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobState;
+import io.allsum.model.jobs.ValidationResult;
+import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.rendezvous.GenerationState;
+import io.allsum.model.validate.Suspect;
+import io.allsum.worker.WorkerAgentApplication;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Validation across hosts: the server and 4 hosts x 2 ring ranks, each host its own network namespace
+ * ({@link NetnsHosts}). A healthy group has no suspect in 20 validations; with one host's link slowed by tc,
+ * validation names that host. Figures go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where
+ * namespaces cannot be made.
+ */
+class ValidationNetnsIT {
+
+    static final String GROUP = "validate-8";
+    static final int HOSTS = 4;
+    static final int PER_HOST = 2;
+    static final int WORLD = HOSTS * PER_HOST;
+    static final int SERVER_PORT = 8080;
+    static final Path LOGS = Path.of("target", "it-logs", "netns-validate");
+    static final Duration DEADLINE = Duration.ofSeconds(300);
+    /** Validations of the healthy group, none of which may find a suspect. */
+    static final int HEALTHY_RUNS = 20;
+
+    static NetnsHosts net;
+    static final List<Process> processes = new ArrayList<>();
+    static AllsumClient client;
+
+    @BeforeAll
+    static void startServerAndEightRanksOnFourHosts() throws Exception {
+        Assumptions.assumeTrue(Files.isRegularFile(ItCluster.SERVER_JAR), "rendezvous server jar "
+                + ItCluster.SERVER_JAR.toAbsolutePath() + " is absent: build it first");
+        net = NetnsHosts.createOrSkip(1 + HOSTS);
+        Files.createDirectories(LOGS);
+        start(0, "server", List.of("-jar", ItCluster.SERVER_JAR.toString(), "--server.port=" + SERVER_PORT));
+        URI server = URI.create("http://" + net.address(0) + ":" + SERVER_PORT);
+        client = HttpAllsumClient.builder(server).requestTimeout(Duration.ofSeconds(5)).build();
+        for (int rank = 0; rank < WORLD; rank++) {
+            start(1 + rank / PER_HOST, "rank" + rank, List.of("-cp", JvmProcess.testClasspath(),
+                    WorkerAgentApplication.class.getName(), "--server.port=0", "--allsum.worker.server=" + server,
+                    "--allsum.worker.group=" + GROUP, "--allsum.worker.rank=" + rank,
+                    "--allsum.worker.world-size=" + WORLD, "--allsum.worker.backend=ring",
+                    "--allsum.worker.collective-deadline=60s", "--allsum.worker.join-deadline=120s"));
+        }
+        long end = System.nanoTime() + DEADLINE.toNanos();
+        while (true) {
+            try {
+                if (client.status(GROUP).state() == GenerationState.COMPLETE) {
+                    break;
+                }
+            } catch (RuntimeException e) {
+                // the group does not exist before the first join, the server may not listen yet
+            }
+            assertThat(System.nanoTime()).as("the group of %d forms in time", WORLD).isLessThan(end);
+            assertThat(processes).allSatisfy(p -> assertThat(p.isAlive()).isTrue());
+            Thread.sleep(200);
+        }
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        for (Process p : processes.reversed()) {
+            p.destroy();
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (net != null) {
+            net.close();
+        }
+    }
+
+    static void start(int host, String name, List<String> javaArgs) throws IOException {
+        List<String> command = new ArrayList<>(List.of(JvmProcess.javaExecutable().toString()));
+        command.addAll(JvmProcess.FAST_START);
+        command.addAll(javaArgs);
+        ProcessBuilder pb = new ProcessBuilder(net.inHost(host, command)).redirectErrorStream(true)
+                .redirectOutput(LOGS.resolve(name + ".log").toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("ALLSUM_") || k.equals("RANK") || k.equals("WORLD_SIZE")
+                || k.equals("LOCAL_RANK"));
+        processes.add(pb.start());
+    }
+
+    /**
+     * A small validation: its pairs cross the slow link 7 times, its sweep 3 sizes of 14 ring steps each. Nine JVMs
+     * on a shared 2-core machine spread by tens of percent, so a suspect must be half below the median here (the
+     * throttled host is 99% below); the default (25%) is for hosts that are not that crowded.
+     */
+    static Job validate() throws Exception {
+        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, 16L << 10, 4,
+                3, 1, false, true, 280, new ValidationSpec(null, 1L << 20, null, null, 0.5, null));
+        long start = System.nanoTime();
+        Job job = client.submitJob(GROUP, spec);
+        long end = start + DEADLINE.toNanos();
+        while (!job.state().isFinal()) {
+            assertThat(System.nanoTime()).as("validation %s ends in time", job.jobId()).isLessThan(end);
+            Thread.sleep(200);
+            job = client.job(GROUP, job.jobId());
+        }
+        assertThat(job.state()).as(job.failureReason()).isEqualTo(JobState.SUCCEEDED);
+        figure("%s in %.1f s: %s %s", job.validation().verdict(), (System.nanoTime() - start) / 1e9,
+                job.validation().suspects(), job.validation().pairs());
+        return job;
+    }
+
+    @Test
+    void aHealthyGroupHasNoSuspectAndAThrottledHostIsNamed() throws Exception {
+        for (int run = 0; run < HEALTHY_RUNS; run++) {
+            ValidationResult healthy = validate().validation();
+            assertThat(healthy.suspects()).as("healthy run %d", run).isEmpty();
+            assertThat(healthy.verdict()).isEqualTo(ValidationResult.HEALTHY);
+            assertThat(healthy.ranks()).extracting(r -> r.host())
+                    .containsExactlyElementsOf(java.util.stream.IntStream.range(0, WORLD)
+                            .mapToObj(r -> net.address(1 + r / PER_HOST)).toList());
+        }
+        int slowHost = 3; // ranks 4 and 5
+        String how = net.slowDown(slowHost);
+        Assumptions.assumeTrue(how != null, "tc can neither delay (netem) nor rate-limit (tbf) here");
+        try {
+            ValidationResult slow = validate().validation();
+            figure("host %s slowed (%s): %s", net.address(slowHost), how, slow.suspects());
+            assertThat(slow.verdict()).isEqualTo(ValidationResult.SUSPECTS);
+            assertThat(slow.suspects()).singleElement().satisfies(s -> {
+                assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+                assertThat(s.host()).isEqualTo(net.address(slowHost));
+            });
+        } finally {
+            net.restoreSpeed(slowHost);
+        }
+    }
+
+    private static void figure(String format, Object... args) throws IOException {
+        String line = String.format(java.util.Locale.ROOT, format, args);
+        System.out.println("[netns validate] " + line);
+        Files.writeString(LOGS.resolve("figures.txt"), line + System.lineSeparator(), StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+    }
+}
