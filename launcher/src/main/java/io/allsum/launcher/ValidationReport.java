@@ -92,7 +92,11 @@ final class ValidationReport {
         out.println("# phase 3: all together, the all-reduce sweep (time: the slowest rank)");
         List<ResultTable.RankLine> lines = v.ranks().stream()
                 .map(p -> new ResultTable.RankLine(p.rank(), null, p.host(), p.device(), null)).toList();
-        out.print(ResultTable.format(job, backend, worldSize, lines));
+        out.print(ResultTable.header(job.spec(), backend, worldSize, lines));
+        for (SizeResult row : job.results()) {
+            out.println(ResultTable.row(job.spec(), row));
+        }
+        out.print(ResultTable.footer(job));
         StringBuilder arrivals = new StringBuilder("# waited for (smallest own time, well below the median) at ")
                 .append(job.results().size()).append(" sizes:");
         boolean any = false;
