@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold ab_rdv ab_start ab_cpu2 ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -366,6 +366,23 @@ part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in C
   cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
   $JAVA --enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 -cp "$cp" GpuTestRunner \
     ${GPU_TESTS:-io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest}
+}
+
+part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times; each line
+  # stamped with ms since the command started (the pair phase: the pairs table's stamp less the solo table's); then
+  # the NCCL backend on one GPU, where a world of 1 is refused
+  local rep n
+  for rep in $(seq ${REPS:-2}); do for n in ${VALIDATE_RANKS:-4 8 16}; do
+    echo "## rep $rep: allsum validate --ranks $n --backend ring"
+    stamped allsum validate --ranks $n --backend ring --json $OUT/validate-$n-$rep.json
+  done; done
+  echo "## one GPU: allsum validate --ranks 1 --backend nccl"
+  CUDA_VISIBLE_DEVICES=0 stamped allsum validate --ranks 1 --backend nccl
+}
+stamped() {
+  local s; s=$(date +%s%N)
+  "$@" 2>&1 | while IFS= read -r l; do printf '%7d ms  %s\n' $(( ($(date +%s%N) - s) / 1000000 )) "$l"; done
+  echo "# exit ${PIPESTATUS[0]}"
 }
 
 part_lineup() { # what lining the ranks up inside timeNanos buys on the job path (2 reps each, interleaved)

@@ -141,7 +141,7 @@ public final class ValidationRunner {
     }
 
     /** GB/s of an all-reduce on a one-rank communicator: NCCL copies the buffer on the device, no peer involved. */
-    private static double soloOnDevice(Communicator comm, long bytes) {
+    static double soloOnDevice(Communicator comm, long bytes) {
         long count = Math.max(1, bytes / DataType.FLOAT32.bytes());
         try (Communicator alone = comm.split(comm.rank(), 0);
              CommBuffer send = alone.allocate(count * DataType.FLOAT32.bytes());

@@ -14,7 +14,7 @@ import java.lang.annotation.Target;
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
 @ExtendWith(NcclAvailable.Condition.class)
-@interface NcclAvailable {
+public @interface NcclAvailable {
 
     final class Condition implements ExecutionCondition {
         private static volatile String reason;
