@@ -46,6 +46,7 @@
     $('login-form').addEventListener('submit', onLogin);
     $('logout').addEventListener('click', logout);
     $('submit-form').addEventListener('submit', onSubmit);
+    $('validate-form').addEventListener('submit', onValidate);
     $('submit-form').elements.op.addEventListener('change', syncOpFields);
     document.addEventListener('click', onClick);
     window.addEventListener('hashchange', () => { selectGroup(decodeHash(), false); });
@@ -239,6 +240,7 @@
     jobsOfGroup = [];
     history.replaceState(null, '', '#group=' + encodeURIComponent(name));
     $('submit-error').replaceChildren();
+    $('validate-error').replaceChildren();
     renderDetail();
     if (focus) {
       $('detail-h').setAttribute('tabindex', '-1');
@@ -255,22 +257,25 @@
   // ---- a group's jobs
 
   function renderDetail() {
-    const form = $('submit-form');
+    const forms = [$('submit-form'), $('validate-form')];
     if (!selectedGroup) {
       $('detail-h').textContent = 'Select a group';
       $('detail-hint').hidden = false;
-      form.hidden = true;
+      for (const form of forms) form.hidden = true;
       return;
     }
     const g = live.get(selectedGroup);
     $('detail-h').textContent = 'Group ' + selectedGroup;
     $('detail-hint').hidden = !!g;
     $('detail-hint').textContent = g ? '' : 'This group is not on the server now; its job history is shown.';
-    form.hidden = !g;
     $('submit-h').textContent = 'Run a sweep on ' + selectedGroup;
-    const submit = form.querySelector('button[type=submit]');
-    submit.disabled = !g || g.state !== 'complete';
-    submit.title = submit.disabled ? 'The group must be complete (every rank joined) to run a job' : '';
+    $('validate-h').textContent = 'Validate ' + selectedGroup;
+    for (const form of forms) {
+      form.hidden = !g;
+      const submit = form.querySelector('button[type=submit]');
+      submit.disabled = !g || g.state !== 'complete';
+      submit.title = submit.disabled ? 'The group must be complete (every rank joined) to run a job' : '';
+    }
 
     const jobs = jobsOfGroup.slice().reverse();
     if (!selectedJob || !jobs.some((j) => j.jobId === selectedJob)) {
@@ -316,6 +321,7 @@
         <div><dt>#wrong</dt><dd data-testid="wrong" class="${totalWrong(rows) > 0 ? 'warn' : ''}">${rows.length ? totalWrong(rows) : '-'}</dd></div>
       </dl>
       ${job.failureReason ? `<p class="reason" data-testid="failure">${esc(job.failureReason)}</p>` : ''}`;
+    if (s.validation) html += validationView(job);
     if (running) {
       // The server shows the sizes every rank has measured; the rest follow as the ranks report them.
       html += `<p class="muted" data-testid="progress" aria-live="polite">${rows.length
@@ -345,6 +351,124 @@
     renderHistory(job);
   }
 
+  // ---- a validation: verdict, figures alone, pair heatmap, suspects
+
+  const PHASES = { alone: 'each rank alone', pairs: 'every pair', together: 'all together (the sweep)', done: 'done' };
+  /** Heat classes by a pair's share of the median pair: at least 90, 75, 50, 25 % of it, and below. */
+  const HEAT = [[0.9, '&ge; 90 %'], [0.75, '75&ndash;90 %'], [0.5, '50&ndash;75 %'], [0.25, '25&ndash;50 %'], [0, '&lt; 25 %']];
+
+  function validationView(job) {
+    const v = job.validation || {};
+    const n = Math.max(0, ...(v.lastArrivals ? [v.lastArrivals.length] : []), ...(v.ranks || []).map((p) => p.rank + 1),
+      ...(v.pairs || []).map((p) => p.high + 1));
+    const places = new Map((v.ranks || []).map((p) => [p.rank, p]));
+    const solo = new Map((v.solo || []).map((f) => [f.rank, f.gbps]));
+    const pairs = new Map((v.pairs || []).map((p) => [p.low + '-' + p.high, p]));
+    const suspects = v.suspects || [];
+    // A rank is marked for its own suspects and its host's; a link for its own.
+    const rankWhy = new Map(), linkWhy = new Map();
+    const blame = (map, key, why) => map.set(key, (map.has(key) ? map.get(key) + '; ' : '') + why);
+    for (const x of suspects) {
+      if (x.kind === 'link') blame(linkWhy, Math.min(x.rank, x.peerRank) + '-' + Math.max(x.rank, x.peerRank), x.reason);
+      else if (x.kind === 'rank') blame(rankWhy, x.rank, x.reason);
+      else if (x.kind === 'host') for (const p of places.values()) if (p.host === x.host) blame(rankWhy, p.rank, x.reason);
+    }
+    const soloMedian = median([...solo.values()]);
+    const pairMedian = median([...pairs.values()].map((p) => p.gbps));
+    let html = `<section class="validation" data-testid="validation" aria-label="Validation">${verdictLine(job, v, n, pairs.size, suspects)}`;
+    if (n) {
+      html += `<div class="scroll"><table class="solo" data-testid="solo">
+        <caption>Each rank alone${soloMedian == null ? '' : ` (median ${fmt(soloMedian, 2)} GB/s)`}</caption>
+        <thead><tr><th scope="col">rank</th><th scope="col">host</th><th scope="col" class="wide-only">device</th>
+          <th scope="col">GB/s</th><th scope="col" title="sizes of the sweep at which the others waited for this rank">last</th></tr></thead>
+        <tbody>${Array.from({ length: n }, (_, r) => {
+          const place = places.get(r) || {};
+          const why = rankWhy.get(r);
+          return `<tr data-testid="solo-row" data-rank="${r}"${why ? ' class="suspect"' : ''}>
+            <th scope="row" class="num"${why ? ` title="${esc(why)}"` : ''}>${r}${why ? '<span class="mark" aria-hidden="true">!</span><span class="sr-only"> (suspect)</span>' : ''}</th>
+            <td>${esc(place.host || '-')}</td><td class="wide-only">${esc(place.device || '-')}</td>
+            <td class="num">${solo.has(r) ? fmt(solo.get(r), 2) : '-'}</td>
+            <td class="num">${v.lastArrivals && v.lastArrivals[r] != null ? v.lastArrivals[r] : '-'}</td></tr>`;
+        }).join('')}</tbody></table></div>`;
+      html += heatmap(n, pairs, pairMedian, rankWhy, linkWhy);
+    }
+    if (suspects.length) {
+      html += `<div class="scroll"><table class="suspects" data-testid="suspects"><caption>Suspects</caption>
+        <thead><tr><th scope="col">kind</th><th scope="col">which</th><th scope="col">reason</th></tr></thead>
+        <tbody>${suspects.map((x) => `<tr data-testid="suspect" data-kind="${esc(x.kind)}" data-rank="${x.rank}" data-peer="${x.peerRank}">
+          <td>${esc(x.kind)}</td><td>${esc(suspectName(x))}</td><td class="why">${esc(x.reason)}</td></tr>`).join('')}
+        </tbody></table></div>`;
+    }
+    return html + '</section>';
+  }
+
+  function verdictLine(job, v, n, measured, suspects) {
+    const phase = PHASES[v.phase] || v.phase || 'waiting for the ranks';
+    let text;
+    if (v.verdict === 'healthy') {
+      text = `Verdict: <b>healthy</b> (${n} ranks, ${measured} pairs)`;
+    } else if (v.verdict === 'suspects') {
+      text = `Verdict: <b>${suspects.length} suspect${suspects.length === 1 ? '' : 's'}</b>: ${esc(suspects.map(suspectName).join(', '))}`;
+    } else if (v.verdict === 'failed') {
+      text = `Verdict: <b>failed</b> in phase ${esc(phase)}`;
+    } else if (job.state === 'queued') {
+      text = 'Queued: the validation starts when the ranks take it&hellip;';
+    } else {
+      const all = n * (n - 1) / 2;
+      text = `Measuring: ${esc(phase)}${v.phase === 'pairs' ? ` (${measured} of ${all} pairs)` : ''}&hellip;`;
+    }
+    return `<p class="verdict verdict-${esc(v.verdict || 'running')}" data-testid="verdict" data-verdict="${esc(v.verdict || '')}"
+      data-phase="${esc(v.phase || '')}" aria-live="polite">${text}</p>`;
+  }
+
+  function suspectName(x) {
+    if (x.kind === 'link') return `link ${Math.min(x.rank, x.peerRank)}-${Math.max(x.rank, x.peerRank)}`;
+    if (x.kind === 'host') return 'host ' + x.host;
+    if (x.kind === 'group') return 'the group';
+    return 'rank ' + x.rank + (x.host ? ' (' + x.host + ')' : '');
+  }
+
+  /** N x N, symmetric: a cell's colour is its share of the median pair, its digit the tenths (as the CLI prints). */
+  function heatmap(n, pairs, pairMedian, rankWhy, linkWhy) {
+    const head = (r, scope) => {
+      const why = rankWhy.get(r);
+      return `<th scope="${scope}" class="num${why ? ' suspect' : ''}"${why ? ` title="rank ${r}: ${esc(why)}"` : ''}>${r}${why
+        ? '<span class="mark" aria-hidden="true">!</span><span class="sr-only"> (suspect)</span>' : ''}</th>`;
+    };
+    const cell = (a, b) => {
+      if (a === b) return '<td class="diag" aria-label="same rank">&middot;</td>';
+      const key = Math.min(a, b) + '-' + Math.max(a, b);
+      const p = pairs.get(key);
+      if (!p) return `<td class="none" title="ranks ${key}: not measured yet">?</td>`;
+      const share = pairMedian > 0 ? p.gbps / pairMedian : 1;
+      const level = HEAT.findIndex(([min]) => share >= min);
+      const why = linkWhy.get(key);
+      const title = `ranks ${key}: ${fmt(p.gbps, 2)} GB/s each way, ${fmt(p.latencyMicros, 1)} µs latency, ${fmt(share * 100, 0)} % of the median`
+        + (why ? ' (suspect link: ' + why + ')' : '');
+      return `<td class="heat heat-${HEAT.length - 1 - level}${why ? ' suspect-link' : ''}" data-testid="pair" data-low="${p.low}"
+        data-high="${p.high}" data-gbps="${p.gbps}" title="${esc(title)}">${Math.min(9, Math.floor(share * 10))}</td>`;
+    };
+    let rows = '';
+    for (let a = 0; a < n; a++) rows += `<tr>${head(a, 'row')}${Array.from({ length: n }, (_, b) => cell(a, b)).join('')}</tr>`;
+    const legend = HEAT.map(([, label], i) => `<span class="swatch"><span class="heat heat-${HEAT.length - 1 - i}" aria-hidden="true"></span>${label}</span>`).join('');
+    return `<figure class="heat-figure" data-testid="heatmap-figure">
+      <div class="scroll heat-box"><table class="heatmap" data-testid="heatmap">
+        <caption>Pairs: GB/s each way against the median pair${pairMedian == null ? '' : ' (' + fmt(pairMedian, 2) + ' GB/s)'}</caption>
+        <thead><tr><th scope="col"><span class="sr-only">rank</span></th>${Array.from({ length: n }, (_, r) => head(r, 'col')).join('')}</tr></thead>
+        <tbody>${rows}</tbody></table></div>
+      <figcaption class="legend" data-testid="legend">${legend}
+        <span>digit: tenths of the median &middot; <span class="mark">!</span> suspect rank &middot;
+          <span class="outlined">outlined</span>: suspect link &middot; ?: not measured yet; each cell's figures in its tooltip</span></figcaption>
+    </figure>`;
+  }
+
+  function median(values) {
+    if (!values.length) return null;
+    const sorted = values.slice().sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+
   function rankTimes(rows) {
     const ranks = rows[0].rankTimesMicros ? rows[0].rankTimesMicros.length : 0;
     if (!ranks) return '';
@@ -367,8 +491,13 @@
   }
 
   function renderHistory(job) {
+    if (job.spec && job.spec.validation) {
+      replace('history', '');
+      return;
+    }
     const key = sweepKey(job.spec || {});
-    const same = jobsOfGroup.filter((j) => j.state === 'succeeded' && j.results && j.results.length && sweepKey(j.spec) === key);
+    const same = jobsOfGroup.filter((j) => j.state === 'succeeded' && j.results && j.results.length
+      && !j.spec.validation && sweepKey(j.spec) === key);
     if (same.length < 2) {
       replace('history', `<h3>History of this sweep</h3><p class="muted">${same.length ? 'One run so far' : 'No finished run yet'}
         of ${esc(sweepLabel(job.spec || {}))} in this group; each new run adds a point.</p>`);
@@ -418,6 +547,37 @@
     };
     if (!f.redop.disabled) spec.redop = f.redop.value;
     if (!f.root.disabled) spec.root = number(f.root.value);
+    await submitJob(form, box, spec);
+  }
+
+  /** The JobSpec `allsum validate` sends: an all-sum sweep, verified, with a validation member (empty: defaults). */
+  async function onValidate(event) {
+    event.preventDefault();
+    const form = $('validate-form');
+    const box = $('validate-error');
+    box.replaceChildren();
+    for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+    const f = form.elements;
+    const optional = (name, parse) => (f[name].value.trim() === '' ? undefined : parse(f[name].value));
+    const spec = {
+      op: 'all_reduce', dtype: 'float32', redop: 'sum', root: 0,
+      minBytes: size(f.minBytes.value), maxBytes: size(f.maxBytes.value),
+      stepFactor: number(f.stepFactor.value), iterations: number(f.iterations.value),
+      warmupIterations: number(f.warmupIterations.value), timeoutSeconds: number(f.timeoutSeconds.value),
+      inPlace: false, verify: true,
+      validation: {
+        soloBytes: optional('validation.soloBytes', size), pairBytes: optional('validation.pairBytes', size),
+        pairIterations: optional('validation.pairIterations', number),
+        minDeviations: optional('validation.minDeviations', decimal),
+        minShortfall: optional('validation.minShortfall', decimal),
+        expectBusBandwidthGBps: optional('validation.expectBusBandwidthGBps', decimal),
+      },
+    };
+    await submitJob(form, box, spec);
+  }
+
+  /** POSTs a job from one of the forms: the new job is selected, a refusal is shown in the form's box. */
+  async function submitJob(form, box, spec) {
     const button = form.querySelector('button[type=submit]');
     button.disabled = true;
     let answer;
@@ -459,8 +619,10 @@
     for (const name of fields) {
       const el = form.elements[name];
       if (el && el.setAttribute) {
+        const folded = el.closest('details');
+        if (folded) folded.open = true;
         el.setAttribute('aria-invalid', 'true');
-        el.setAttribute('aria-errormessage', 'submit-error');
+        el.setAttribute('aria-errormessage', box.id);
         first = first || el;
       }
     }
@@ -476,6 +638,10 @@
 
   function number(text) {
     return /^\s*-?\d+\s*$/.test(text) ? Number(text) : text;
+  }
+
+  function decimal(text) {
+    return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
   }
 
   // ---- clicks, focus, announcements
@@ -651,7 +817,7 @@
 
   function sweepLabel(s) {
     if (!s || !s.op) return '-';
-    return `${s.op} ${s.dtype}${reduces(s.op) ? ' ' + s.redop : ''} ${bytes(s.minBytes)}..${bytes(s.maxBytes)} x${s.stepFactor}`;
+    return `${s.validation ? 'validation, ' : ''}${s.op} ${s.dtype}${reduces(s.op) ? ' ' + s.redop : ''} ${bytes(s.minBytes)}..${bytes(s.maxBytes)} x${s.stepFactor}`;
   }
 
   /** [0,1,2,5] -> "0-2, 5" */

@@ -1,5 +1,6 @@
 package io.allsum.server.dashboard;
 
+import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.server.rendezvous.RendezvousHttp;
 import io.allsum.server.rendezvous.RendezvousServerTest;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,10 @@ import java.util.UUID;
 import static io.allsum.server.rendezvous.RendezvousHttp.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The dashboard on a server with a token: its files are public, its data is not. */
+/**
+ * The dashboard on a server with a token: its files are public, its data is not; a validation the page cannot start
+ * answers with the problem the page shows.
+ */
 @RendezvousServerTest
 @TestPropertySource(properties = "allsum.security.token=dash-token")
 class DashboardHttpTest {
@@ -76,5 +80,48 @@ class DashboardHttpTest {
         assertThat(answer.get("epoch").asString()).isNotBlank();
         http.delete("/rendezvous/" + group);
         joins.forEach(j -> j.join());
+    }
+
+    /** The body the page's "Start validation" sends with its fields as they load: the job {@code allsum validate} sends. */
+    static final String VALIDATION_FORM_BODY = """
+            {"op":"all_reduce","dtype":"float32","redop":"sum","root":0,"minBytes":1024,"maxBytes":4194304,
+             "stepFactor":4,"iterations":10,"warmupIterations":2,"timeoutSeconds":600,"inPlace":false,"verify":true,
+             "validation":{}}""";
+
+    @Test
+    void aValidationTheGroupCannotRunIsRefusedWithAProblemThatNamesWhy() {
+        RendezvousHttp http = new RendezvousHttp(port, "dash-token");
+        String solo = "dash-solo-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(http.join(ring(solo, 0, 1, "w0-" + solo), 10).statusCode()).isEqualTo(200);
+        HttpResponse<String> one = http.post("/rendezvous/" + solo + "/jobs", VALIDATION_FORM_BODY);
+        assertThat(one.statusCode()).as(one.body()).isEqualTo(400);
+        assertThat(one.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        JsonNode problem = RendezvousHttp.json(one);
+        assertThat(problem.get("violations").get(0).get("field").asString()).isEqualTo("validation");
+        assertThat(problem.get("violations").get(0).get("message").asString()).contains("at least 2 ranks");
+        assertThat(RendezvousHttp.json(http.get("/rendezvous/" + solo + "/jobs")).size()).as("nothing queued").isZero();
+
+        String pair = "dash-pair-" + UUID.randomUUID().toString().substring(0, 8);
+        var joins = List.of(http.joinAsync(ring(pair, 0, 2, "w0-" + pair), 30), http.joinAsync(ring(pair, 1, 2, "w1-" + pair), 30));
+        joins.forEach(j -> assertThat(j.join().statusCode()).isEqualTo(200));
+        HttpResponse<String> bad = http.post("/rendezvous/" + pair + "/jobs",
+                VALIDATION_FORM_BODY.replace("\"validation\":{}", "\"validation\":{\"minShortfall\":1.5}"));
+        assertThat(bad.statusCode()).as(bad.body()).isEqualTo(400);
+        JsonNode field = RendezvousHttp.json(bad).get("violations").get(0);
+        assertThat(field.get("field").asString()).as("a name of the form's fields").isEqualTo("validation.minShortfall");
+        assertThat(field.get("message").asString()).contains("1.5");
+        assertThat(http.post("/rendezvous/" + pair + "/jobs", VALIDATION_FORM_BODY).statusCode())
+                .as("the form's body as it loads starts a validation").isEqualTo(201);
+        http.delete("/rendezvous/" + solo);
+        http.delete("/rendezvous/" + pair);
+    }
+
+    @Test
+    void theValidationFormsPlaceholdersAreTheServersDefaults() {
+        String page = new RendezvousHttp(port).get("/dashboard/index.html").body();
+        assertThat(page).contains("name=\"validation.soloBytes\" placeholder=\"" + (ValidationSpec.DEFAULT_SOLO_BYTES >> 20) + "M\"")
+                .contains("name=\"validation.pairBytes\" placeholder=\"" + (ValidationSpec.DEFAULT_PAIR_BYTES >> 20) + "M\"")
+                .contains("name=\"validation.pairIterations\" inputmode=\"numeric\" placeholder=\""
+                        + ValidationSpec.DEFAULT_PAIR_ITERATIONS + "\"");
     }
 }

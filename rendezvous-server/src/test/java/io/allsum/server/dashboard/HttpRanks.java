@@ -3,6 +3,7 @@ package io.allsum.server.dashboard;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.JoinRequest;
@@ -21,7 +22,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The ranks of a group as the server sees them, over real HTTP: each joins (long-poll), heartbeats every second,
  * long-polls for jobs and reports a timing per size. No collective runs: the times follow a bandwidth curve that
- * climbs to {@code peakGBps} (rank 1 a little slower), so that the page has a recognisable plot to draw.
+ * climbs to {@code peakGBps} (rank 1 a little slower), so that the page has a recognisable plot to draw. A validation
+ * job gets figures alone and per pair near {@code peakGBps}, a fifth of it for a {@link #slowRank} and its pairs, and
+ * for a {@link #slowLink}.
  */
 final class HttpRanks implements AutoCloseable {
 
@@ -35,6 +38,8 @@ final class HttpRanks implements AutoCloseable {
     /** Paced ranks report each size after this pause, as partial reports, and the final one once released. */
     private long sizeMillis = -1;
     private final CountDownLatch finish = new CountDownLatch(1);
+    private int slowRank = -1;
+    private List<Integer> slowLink = List.of();
 
     HttpRanks(RendezvousHttp http, String group, int worldSize, double peakGBps) {
         this.http = http;
@@ -52,6 +57,18 @@ final class HttpRanks implements AutoCloseable {
      */
     HttpRanks paced(long millis) {
         this.sizeMillis = millis;
+        return this;
+    }
+
+    /** Validation figures of {@code rank}, alone and with every peer, are a fifth of the others'. */
+    HttpRanks slowRank(int rank) {
+        this.slowRank = rank;
+        return this;
+    }
+
+    /** The validation figure of the pair {@code a}-{@code b} is a fifth of the others'. */
+    HttpRanks slowLink(int a, int b) {
+        this.slowLink = List.of(a, b);
         return this;
     }
 
@@ -111,17 +128,44 @@ final class HttpRanks implements AutoCloseable {
                     .map(bytes -> new RankSizeResult(bytes, bytes / job.spec().dtype().bytes(), micros(bytes, rank), 0))
                     .toList();
             String reports = "/rendezvous/" + group + "/jobs/" + job.jobId() + "/reports";
-            if (sizeMillis >= 0) {
+            RankValidation validation = null;
+            if (job.spec().validates()) {
+                validation = validation(rank, job.spec().validation().withDefaults().pairBytes());
+                // Alone, then the pairs, as partial reports: the page shows each phase as it comes.
+                for (RankValidation phase : List.of(new RankValidation(validation.host(), validation.device(),
+                        validation.soloGBps(), List.of()), validation)) {
+                    http.post(reports, new RankReport(rank, instance, generation, true, null, List.of(), true, phase));
+                    sleep(Math.max(sizeMillis, 0));
+                }
+            } else if (sizeMillis >= 0) {
                 for (int done = 1; done < results.size() && !stopped; done++) {
                     sleep(sizeMillis);
                     http.post(reports, new RankReport(rank, instance, generation, true, null,
                             results.subList(0, done), true, null));
                 }
+            }
+            if (sizeMillis >= 0) {
                 awaitQuietly(finish);
             }
-            http.post(reports, new RankReport(rank, instance, generation, true, null, results));
+            http.post(reports, new RankReport(rank, instance, generation, true, null, results, null, validation));
         }
         heartbeat.interrupt();
+    }
+
+    /** Near {@code peakGBps} (a little spread, as real figures have), a fifth of it for the slow rank and link. */
+    private RankValidation validation(int rank, long pairBytes) {
+        List<RankValidation.PairMeasurement> pairs = new ArrayList<>();
+        for (int peer = 0; peer < worldSize; peer++) {
+            if (peer != rank) {
+                boolean slow = rank == slowRank || peer == slowRank
+                        || slowLink.contains(rank) && slowLink.contains(peer);
+                double spread = 1 - 0.02 * ((rank + peer) % 4);
+                pairs.add(new RankValidation.PairMeasurement(peer, pairBytes, peakGBps * spread * (slow ? 0.2 : 1),
+                        slow ? 90.0 : 18.0 + rank + peer));
+            }
+        }
+        double solo = 4 * peakGBps * (1 - 0.01 * rank) * (rank == slowRank ? 0.2 : 1);
+        return new RankValidation("node-" + rank, "cpu", solo, pairs);
     }
 
     /** A latency floor plus a bandwidth that saturates above 1 MiB, as a network link's curve does. */
