@@ -23,9 +23,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The dashboard as a person uses it, in a real headless Chromium against the real server on a random port, with
  * ranks that join and report over real HTTP ({@link HttpRanks}): log in with the token, watch a group form without
  * reloading, submit a sweep from the form, read the plot, watch a running job's rows grow, and get the server's
- * problem for a bad sweep. Screenshots
+ * problem for a bad sweep; start a validation and read its pair heatmap with the slow rank and link marked. Screenshots
  * (1280x800 and 390x844, light and dark) go to target/screenshots, kept by CI.
  */
 @EnabledWithChromium
@@ -243,14 +245,118 @@ class DashboardBrowserIT {
         }
     }
 
+    /** The cells of the heatmap, by class: which pairs are coloured how and outlined, in one script. */
+    private static final String HEAT_CELLS = """
+            return [...document.querySelectorAll('[data-testid=heatmap] td[data-testid=pair]')]
+              .map(td => td.dataset.low + '-' + td.dataset.high + ' ' + [...td.classList].filter(c => c !== 'heat').join(' '))""";
+
+    @Test
+    void aValidationStartedFromThePageShowsThePairHeatmapWithTheSlowRankAndLinkMarked() throws Exception {
+        String group = "val-" + UUID.randomUUID().toString().substring(0, 6);
+        try (HttpRanks ranks = new HttpRanks(http, group, 6, 12.0).slowRank(4).slowLink(0, 1).paced(300)) {
+            WebElement form = servedGroupsForm(ranks, group, "validate-form");
+            fill(form, "validation.pairBytes", "1M");
+            form.findElement(By.cssSelector("button[type=submit]")).click();
+
+            // Every pair measured, the sweep not yet reported: the heatmap is there while the job runs.
+            await.until(d -> count("[data-testid=job][data-state=running] [data-testid=heatmap] td[data-testid=pair]") == 6 * 5);
+            assertThat(text("[data-testid=verdict]")).startsWith("Measuring: all together");
+            assertThat(count("[data-testid=suspect]")).as("no suspect before the verdict").isZero();
+            ranks.finishJobs();
+
+            await.until(d -> "suspects".equals(js("return document.querySelector('[data-testid=verdict]').dataset.verdict")));
+            assertThat(text("[data-testid=verdict]")).isEqualTo("Verdict: 2 suspects: rank 4 (node-2), link 0-1");
+            @SuppressWarnings("unchecked")
+            List<String> cells = (List<String>) js(HEAT_CELLS);
+            assertThat(cells).hasSize(30);
+            for (String cell : cells) {
+                String pair = cell.substring(0, cell.indexOf(' '));
+                boolean slowRank = pair.startsWith("4-") || pair.endsWith("-4");
+                String expected = slowRank ? "heat-0" : pair.equals("0-1") ? "heat-0 suspect-link" : "heat-4";
+                assertThat(cell).as("cell %s", pair).isEqualTo(pair + " " + expected);
+            }
+            assertThat(browser.findElements(By.cssSelector("[data-testid=heatmap] th.suspect")))
+                    .as("rank 4's column and row headers").hasSize(2)
+                    .allSatisfy(th -> assertThat(th.getText()).startsWith("4"))
+                    .allSatisfy(th -> assertThat(th.getAttribute("title")).contains("rank 4: alone:"));
+            assertThat(browser.findElement(By.cssSelector("td.suspect-link")).getAttribute("title"))
+                    .contains("GB/s each way").contains("suspect link: pair 0-1:");
+            assertThat(browser.findElements(By.cssSelector("[data-testid=suspect]"))).extracting(e -> e.getAttribute("data-kind"))
+                    .containsExactly("rank", "link");
+            assertThat(browser.findElements(By.cssSelector("[data-testid=legend] .swatch"))).hasSize(5);
+            assertThat(browser.findElements(By.cssSelector("[data-testid=solo-row]"))).hasSize(6);
+            var job = RendezvousHttp.json(http.get("/rendezvous/" + group + "/jobs")).get(0);
+            double alone = job.get("validation").get("solo").valueStream().filter(f -> f.get("rank").asInt() == 4)
+                    .findFirst().orElseThrow().get("gbps").asDouble();
+            assertThat(text("[data-testid=solo-row][data-rank='4'] td:nth-of-type(3)")).as("rank 4's figure alone")
+                    .isEqualTo(String.format(Locale.ROOT, "%.2f", alone));
+            await.until(d -> count("[data-testid=job][data-state=succeeded] [data-testid=results] tbody tr")
+                    == job.get("results").size());
+            var spec = job.get("spec");
+            assertThat(spec.get("validation").get("pairBytes").asLong()).isEqualTo(1 << 20);
+            assertThat(spec.get("op").asString() + " " + spec.get("minBytes") + ".." + spec.get("maxBytes") + " x"
+                    + spec.get("stepFactor")).as("the sweep allsum validate runs").isEqualTo("all_reduce 1024..4194304 x4");
+
+            Path docsImages = Path.of(System.getProperty("allsum.repo", "..")).resolve("docs/images");
+            for (boolean dark : new boolean[]{false, true}) {
+                screenshot("validation-1280x800", 1280, 800, dark);
+                screenshot("validation-390x844", 390, 844, dark);
+                assertThat((Long) js("return document.documentElement.scrollWidth"))
+                        .as("no sideways scrolling at phone width; wider than the screen: %s", js(WIDER_THAN_SCREEN))
+                        .isLessThanOrEqualTo(390L);
+                assertThat((String) js(CLIPPED_VALIDATION_TABLES)).as("validation tables clipped at 390 px").isEmpty();
+            }
+            emulate(1280, 800, false);
+            js("document.querySelector('[data-testid=job]').scrollIntoView({block: 'start'})");
+            if (Files.isDirectory(docsImages)) {
+                Files.write(docsImages.resolve("dashboard-validation.png"), browser.getScreenshotAs(OutputType.BYTES));
+            }
+            emulate(390, 844, false);
+            js("document.querySelector('[data-testid=heatmap-figure]').scrollIntoView({block: 'start'})");
+            save("validation-heatmap-390x844-light");
+            if (Files.isDirectory(docsImages)) {
+                Files.write(docsImages.resolve("dashboard-validation-390.png"), browser.getScreenshotAs(OutputType.BYTES));
+            }
+        }
+    }
+
+    /** The solo and suspects tables show every column at phone width (the heatmap may scroll in its box). */
+    private static final String CLIPPED_VALIDATION_TABLES = """
+            return [...document.querySelectorAll('[data-testid=solo], [data-testid=suspects]')]
+              .filter(t => t.closest('.scroll').scrollWidth > t.closest('.scroll').clientWidth + 0.5)
+              .map(t => t.dataset.testid + ' ' + t.closest('.scroll').scrollWidth + '>' + t.closest('.scroll').clientWidth)
+              .join(', ')""";
+
+    @Test
+    void aValidationOfAOneRankGroupShowsTheServersProblem() throws Exception {
+        String group = "one-" + UUID.randomUUID().toString().substring(0, 6);
+        try (HttpRanks ranks = new HttpRanks(http, group, 1, 10.0)) {
+            WebElement form = servedGroupsForm(ranks, group, "validate-form");
+            form.findElement(By.cssSelector("button[type=submit]")).click();
+            WebElement title = await.until(ExpectedConditions.visibilityOfElementLocated(
+                    By.cssSelector("#validate-error [data-testid=problem-title]")));
+            assertThat(title.getText()).contains("(400)");
+            assertThat(browser.findElement(By.id("validate-error")).getText()).contains("validation")
+                    .contains("needs at least 2 ranks");
+            assertThat(browser.findElements(By.cssSelector("[data-testid=job-row]"))).as("nothing was queued").isEmpty();
+        }
+    }
+
     /** Both ranks join and serve; the person logs in on the group's page: its sweep form, ready to submit. */
     private WebElement servedGroupsForm(HttpRanks ranks, String group) throws Exception {
-        var joins = List.of(ranks.join(0), ranks.join(1));
-        long generation = joins.getFirst().get(60, TimeUnit.SECONDS).generation();
-        joins.getLast().get(60, TimeUnit.SECONDS);
+        return servedGroupsForm(ranks, group, "submit-form");
+    }
+
+    /** Every rank joins and serves; the person logs in on the group's page: the form {@code formId}, ready. */
+    private WebElement servedGroupsForm(HttpRanks ranks, String group, String formId) throws Exception {
+        var joins = IntStream.range(0, ranks.worldSize()).mapToObj(ranks::join).toList();
+        long generation = 0;
+        for (var join : joins) {
+            generation = join.get(60, TimeUnit.SECONDS).generation();
+        }
         ranks.serve(generation);
         logIn("/dashboard/#group=" + group);
-        WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id("submit-form")));
+        WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id(formId)));
         await.until(d -> form.findElement(By.cssSelector("button[type=submit]")).isEnabled());
         return form;
     }

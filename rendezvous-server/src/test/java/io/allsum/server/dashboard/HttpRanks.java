@@ -60,6 +60,10 @@ final class HttpRanks implements AutoCloseable {
         return this;
     }
 
+    int worldSize() {
+        return worldSize;
+    }
+
     /** Validation figures of {@code rank}, alone and with every peer, are a fifth of the others'. */
     HttpRanks slowRank(int rank) {
         this.slowRank = rank;
@@ -165,7 +169,7 @@ final class HttpRanks implements AutoCloseable {
             }
         }
         double solo = 4 * peakGBps * (1 - 0.01 * rank) * (rank == slowRank ? 0.2 : 1);
-        return new RankValidation("node-" + rank, "cpu", solo, pairs);
+        return new RankValidation("node-" + rank / 2, "cpu:" + rank % 2, solo, pairs);
     }
 
     /** A latency floor plus a bandwidth that saturates above 1 MiB, as a network link's curve does. */
