@@ -410,7 +410,7 @@
     } else if (v.verdict === 'suspects') {
       text = `Verdict: <b>${suspects.length} suspect${suspects.length === 1 ? '' : 's'}</b>: ${esc(suspects.map(suspectName).join(', '))}`;
     } else if (v.verdict === 'failed') {
-      text = `Verdict: <b>failed</b> in phase ${esc(phase)}`;
+      text = `Verdict: <b>failed</b> in phase ${esc(v.phase || '-')}`;
     } else if (job.state === 'queued') {
       text = 'Queued: the validation starts when the ranks take it&hellip;';
     } else {
