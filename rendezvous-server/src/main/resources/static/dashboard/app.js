@@ -535,9 +535,7 @@
     event.preventDefault();
     const form = $('submit-form');
     const box = $('submit-error');
-    box.replaceChildren();
-    for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
-    const f = form.elements;
+    const f = clearProblem(form, box);
     const spec = {
       op: f.op.value, dtype: f.dtype.value,
       minBytes: size(f.minBytes.value), maxBytes: size(f.maxBytes.value),
@@ -550,21 +548,19 @@
     await submitJob(form, box, spec);
   }
 
-  /** The JobSpec `allsum validate` sends: an all-sum sweep, verified, with a validation member (empty: defaults). */
+  /** The sweep of `allsum validate` with its defaults (-f 4 -n 10 -w 2 --timeout 600); the form sets the sizes. */
+  const VALIDATION_SWEEP = { op: 'all_reduce', dtype: 'float32', redop: 'sum', root: 0, stepFactor: 4, iterations: 10,
+    warmupIterations: 2, timeoutSeconds: 600, inPlace: false, verify: true };
+
+  /** The JobSpec `allsum validate` sends, with a validation member (a field left empty: the server's default). */
   async function onValidate(event) {
     event.preventDefault();
     const form = $('validate-form');
     const box = $('validate-error');
-    box.replaceChildren();
-    for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
-    const f = form.elements;
+    const f = clearProblem(form, box);
     const optional = (name, parse) => (f[name].value.trim() === '' ? undefined : parse(f[name].value));
     const spec = {
-      op: 'all_reduce', dtype: 'float32', redop: 'sum', root: 0,
-      minBytes: size(f.minBytes.value), maxBytes: size(f.maxBytes.value),
-      stepFactor: number(f.stepFactor.value), iterations: number(f.iterations.value),
-      warmupIterations: number(f.warmupIterations.value), timeoutSeconds: number(f.timeoutSeconds.value),
-      inPlace: false, verify: true,
+      ...VALIDATION_SWEEP, minBytes: size(f.minBytes.value), maxBytes: size(f.maxBytes.value),
       validation: {
         soloBytes: optional('validation.soloBytes', size), pairBytes: optional('validation.pairBytes', size),
         pairIterations: optional('validation.pairIterations', number),
@@ -574,6 +570,13 @@
       },
     };
     await submitJob(form, box, spec);
+  }
+
+  /** Empties the form's problem box and unmarks its fields; answers the form's fields. */
+  function clearProblem(form, box) {
+    box.replaceChildren();
+    for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+    return form.elements;
   }
 
   /** POSTs a job from one of the forms: the new job is selected, a refusal is shown in the form's box. */

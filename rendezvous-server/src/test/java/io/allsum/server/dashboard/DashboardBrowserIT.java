@@ -225,10 +225,7 @@ class DashboardBrowserIT {
             fill(form, "maxBytes", "1K");
             form.findElement(By.cssSelector("button[type=submit]")).click();
 
-            WebElement title = await.until(ExpectedConditions.visibilityOfElementLocated(
-                    By.cssSelector("#submit-error [data-testid=problem-title]")));
-            assertThat(title.getText()).contains("(400)");
-            assertThat(browser.findElement(By.id("submit-error")).getText()).contains("maxBytes")
+            assertThat(badRequestShownIn("submit-error")).contains("maxBytes")
                     .containsOnlyOnce("must be at least minBytes (1048576)");
             WebElement maxBytes = form.findElement(By.name("maxBytes"));
             assertThat(maxBytes.getAttribute("aria-invalid")).isEqualTo("true");
@@ -333,10 +330,7 @@ class DashboardBrowserIT {
         try (HttpRanks ranks = new HttpRanks(http, group, 1, 10.0)) {
             WebElement form = servedGroupsForm(ranks, group, "validate-form");
             form.findElement(By.cssSelector("button[type=submit]")).click();
-            WebElement title = await.until(ExpectedConditions.visibilityOfElementLocated(
-                    By.cssSelector("#validate-error [data-testid=problem-title]")));
-            assertThat(title.getText()).contains("(400)");
-            assertThat(browser.findElement(By.id("validate-error")).getText()).contains("validation")
+            assertThat(badRequestShownIn("validate-error")).contains("validation")
                     .contains("needs at least 2 ranks");
             assertThat(browser.findElements(By.cssSelector("[data-testid=job-row]"))).as("nothing was queued").isEmpty();
         }
@@ -359,6 +353,14 @@ class DashboardBrowserIT {
         WebElement form = await.until(ExpectedConditions.visibilityOfElementLocated(By.id(formId)));
         await.until(d -> form.findElement(By.cssSelector("button[type=submit]")).isEnabled());
         return form;
+    }
+
+    /** The text of the problem in the box {@code boxId}, once shown; its title names the status 400. */
+    private String badRequestShownIn(String boxId) {
+        WebElement title = await.until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("#" + boxId + " [data-testid=problem-title]")));
+        assertThat(title.getText()).contains("(400)");
+        return browser.findElement(By.id(boxId)).getText();
     }
 
     private void logIn(String path) {
