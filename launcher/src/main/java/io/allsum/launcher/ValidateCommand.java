@@ -286,6 +286,7 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("pairs", v == null ? List.of() : v.pairs());
         record.put("ranks", v == null ? List.of() : v.ranks());
         record.put("solo", v == null ? List.of() : v.solo());
+        record.put("pairsSeconds", v == null ? null : v.pairsSeconds());
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
         record.put("phase", v == null ? null : v.phase());
         record.put("exitCode", exit);

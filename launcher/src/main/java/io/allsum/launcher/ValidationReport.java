@@ -86,6 +86,9 @@ final class ValidationReport {
             matrix.put(new Pair(p.low(), p.high()), p.gbps());
         }
         out.print(PairMatrix.render(worldSize, matrix));
+        if (v.pairsSeconds() != null) {
+            out.printf(Locale.ROOT, "# pair phase: %.2f s (the slowest rank's clock)%n", v.pairsSeconds());
+        }
     }
 
     private void sweep(Job job, ValidationResult v) {

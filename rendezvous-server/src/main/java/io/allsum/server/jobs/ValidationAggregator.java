@@ -45,6 +45,10 @@ final class ValidationAggregator {
         if (v.soloGBps() != null && !(Double.isFinite(v.soloGBps()) && v.soloGBps() >= 0)) {
             return new Violation("validation.soloGBps", rank + "must be a finite figure >= 0, got " + v.soloGBps());
         }
+        if (v.pairsSeconds() != null && !(Double.isFinite(v.pairsSeconds()) && v.pairsSeconds() >= 0)) {
+            return new Violation("validation.pairsSeconds", rank + "must be a finite figure >= 0, got "
+                    + v.pairsSeconds());
+        }
         for (int i = 0; i < v.pairs().size(); i++) {
             RankValidation.PairMeasurement p = v.pairs().get(i);
             if (p == null || p.peer() < 0 || p.peer() >= worldSize || p.peer() == report.rank()) {
@@ -89,6 +93,9 @@ final class ValidationAggregator {
         });
         List<Integer> late = lastArrivals(job.results, job.worldSize, spec.minShortfall());
         int n = job.worldSize;
+        List<Double> pairTimes = job.validations.values().stream().map(RankValidation::pairsSeconds)
+                .filter(java.util.Objects::nonNull).toList();
+        Double pairsSeconds = pairTimes.size() == n && n > 0 ? java.util.Collections.max(pairTimes) : null;
         String phase = job.state == JobState.SUCCEEDED ? ValidationResult.DONE
                 : solo.size() < n || n == 0 ? ValidationResult.ALONE
                 : pairs.size() < n * (n - 1) / 2 ? ValidationResult.PAIRS : ValidationResult.TOGETHER;
@@ -101,7 +108,8 @@ final class ValidationAggregator {
             suspects = List.of();
             verdict = ValidationResult.FAILED;
         }
-        return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), late, suspects, verdict, phase);
+        return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), pairsSeconds, late, suspects, verdict,
+                phase);
     }
 
     private static List<Suspect> suspects(ValidationSpec spec, List<RankPlace> ranks, List<SoloFigure> solo,

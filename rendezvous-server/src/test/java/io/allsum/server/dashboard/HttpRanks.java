@@ -137,7 +137,7 @@ final class HttpRanks implements AutoCloseable {
                 validation = validation(rank, job.spec().validation().withDefaults().pairBytes());
                 // Alone, then the pairs, as partial reports: the page shows each phase as it comes.
                 for (RankValidation phase : List.of(new RankValidation(validation.host(), validation.device(),
-                        validation.soloGBps(), List.of()), validation)) {
+                        validation.soloGBps(), List.of(), null), validation)) {
                     http.post(reports, new RankReport(rank, instance, generation, true, null, List.of(), true, phase));
                     sleep(Math.max(sizeMillis, 0));
                 }
@@ -169,7 +169,7 @@ final class HttpRanks implements AutoCloseable {
             }
         }
         double solo = 4 * peakGBps * (1 - 0.01 * rank) * (rank == slowRank ? 0.2 : 1);
-        return new RankValidation("node-" + rank / 2, "cpu:" + rank % 2, solo, pairs);
+        return new RankValidation("node-" + rank / 2, "cpu:" + rank % 2, solo, pairs, 0.1);
     }
 
     /** A latency floor plus a bandwidth that saturates above 1 MiB, as a network link's curve does. */

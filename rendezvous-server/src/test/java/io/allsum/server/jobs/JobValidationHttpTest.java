@@ -66,16 +66,17 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         assertThat(received.getFirst().spec().validation().soloBytes()).isPositive();
         for (int rank = 0; rank < N; rank++) {
             http.reportOk(group, job.jobId(), partial(rank, received.get(rank),
-                    new RankValidation(host(rank), "cpu", 3.0 + 0.01 * rank, List.of())));
+                    new RankValidation(host(rank), "cpu", 3.0 + 0.01 * rank, List.of(), null)));
         }
         Job alone = http.getOk(group, job.jobId());
         assertThat(alone.state()).isEqualTo(JobState.RUNNING);
         assertThat(alone.validation().solo()).hasSize(N);
         assertThat(alone.validation().phase()).isEqualTo(ValidationResult.PAIRS);
         assertThat(alone.validation().verdict()).isNull();
+        assertThat(alone.validation().pairsSeconds()).isNull();
         for (int rank = 0; rank < N; rank++) {
             http.reportOk(group, job.jobId(), last(rank, received.get(rank), new RankValidation(host(rank), "cpu",
-                    3.0 + 0.01 * rank, pairsOf(rank, gbps)), 100 + rank));
+                    3.0 + 0.01 * rank, pairsOf(rank, gbps), 0.5 + 0.1 * rank), 100 + rank));
         }
         return awaitState(job.jobId(), JobState.SUCCEEDED);
     }
@@ -87,6 +88,7 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         assertThat(v.verdict()).isEqualTo(ValidationResult.HEALTHY);
         assertThat(v.phase()).isEqualTo(ValidationResult.DONE);
         assertThat(v.suspects()).isEmpty();
+        assertThat(v.pairsSeconds()).as("the slowest rank's pair phase").isEqualTo(0.5 + 0.1 * (N - 1));
         assertThat(v.ranks()).extracting(r -> r.host()).containsExactly("10.0.0.1", "10.0.0.1", "10.0.0.2",
                 "10.0.0.2", "10.0.0.3", "10.0.0.3");
         assertThat(v.pairs()).hasSize(N * (N - 1) / 2);
@@ -124,7 +126,7 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         List<JobAssignment> received = everyRankReceives(2, 0);
         for (int rank = 0; rank < 2; rank++) {
             http.reportOk(group, job.jobId(), partial(rank, received.get(rank),
-                    new RankValidation("h", "cpu", 3.0, List.of())));
+                    new RankValidation("h", "cpu", 3.0, List.of(), null)));
         }
         http.reportOk(group, job.jobId(), new RankReport(1, instance(1), received.get(1).generation(), false,
                 "rank 1: recv from peer 0 timed out", null));
@@ -150,7 +152,7 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         Job job = submitValidation(Map.of());
         JobAssignment received = everyRankReceives(2, 0).getFirst();
         HttpResponse<String> response = http.report(group, job.jobId(), partial(0, received,
-                new RankValidation("h", "cpu", 1.0, List.of(new PairMeasurement(0, 8, 1, 1)))));
+                new RankValidation("h", "cpu", 1.0, List.of(new PairMeasurement(0, 8, 1, 1)), null)));
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(http.detail(response)).contains("validation.pairs[0].peer").contains("rank 0");
     }

@@ -81,14 +81,16 @@ public final class ValidationRunner {
         ValidationSpec v = job.validation();
         checkCancelled(comm, cancelled, "alone");
         double solo = comm.backend() == Backend.NCCL ? soloOnDevice(comm, v.soloBytes()) : soloOnHost(v.soloBytes());
-        progress.accept(new RankValidation(host, device, solo, List.of()));
+        progress.accept(new RankValidation(host, device, solo, List.of(), null));
 
         List<PairMeasurement> pairs = new ArrayList<>();
+        Double pairsSeconds = null;
         PairSchedule schedule = PairSchedule.roundRobin(comm.size());
         long count = Math.max(1, v.pairBytes() / DataType.FLOAT32.bytes());
         try (CommBuffer send = comm.allocate(count * DataType.FLOAT32.bytes());
              CommBuffer recv = comm.allocate(count * DataType.FLOAT32.bytes())) {
             comm.barrier(); // a rank slower alone must not stretch its first pair
+            long pairsStarted = System.nanoTime();
             for (int round = 0; round < schedule.rounds().size(); round++) {
                 checkCancelled(comm, cancelled, "pairs");
                 int peer = schedule.peerOf(comm.rank(), round);
@@ -96,12 +98,15 @@ public final class ValidationRunner {
                     pairs.add(exchange(comm, send, recv, count, peer, v.pairIterations()));
                 }
                 comm.barrier();
-                progress.accept(new RankValidation(host, device, solo, pairs));
+                if (round == schedule.rounds().size() - 1) {
+                    pairsSeconds = (System.nanoTime() - pairsStarted) / 1e9;
+                }
+                progress.accept(new RankValidation(host, device, solo, pairs, pairsSeconds));
             }
         }
         checkCancelled(comm, cancelled, "together");
         List<RankSizeResult> results = sweep.run(comm, job, cancelled);
-        return new Outcome(results, new RankValidation(host, device, solo, pairs));
+        return new Outcome(results, new RankValidation(host, device, solo, pairs, pairsSeconds));
     }
 
     /** GB/s of {@code bytes} of float32 summed into a second buffer by one thread, the ring's reduction step. */

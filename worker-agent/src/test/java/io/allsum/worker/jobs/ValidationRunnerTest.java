@@ -63,6 +63,7 @@ class ValidationRunnerTest {
             assertThat(seen).hasSize(n);
             assertThat(seen.getFirst().pairs()).isEmpty();
             assertThat(seen.getLast().pairs()).hasSize(n - 1);
+            assertThat(seen.getLast().pairsSeconds()).as("the last round carries the pair phase's time").isPositive();
         });
     }
 
