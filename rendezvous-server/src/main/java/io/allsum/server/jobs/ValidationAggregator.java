@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -94,8 +95,8 @@ final class ValidationAggregator {
         List<Integer> late = lastArrivals(job.results, job.worldSize, spec.minShortfall());
         int n = job.worldSize;
         List<Double> pairTimes = job.validations.values().stream().map(RankValidation::pairsSeconds)
-                .filter(java.util.Objects::nonNull).toList();
-        Double pairsSeconds = pairTimes.size() == n && n > 0 ? java.util.Collections.max(pairTimes) : null;
+                .filter(Objects::nonNull).toList();
+        Double pairsSeconds = pairTimes.size() == n && n > 0 ? Collections.max(pairTimes) : null;
         String phase = job.state == JobState.SUCCEEDED ? ValidationResult.DONE
                 : solo.size() < n || n == 0 ? ValidationResult.ALONE
                 : pairs.size() < n * (n - 1) / 2 ? ValidationResult.PAIRS : ValidationResult.TOGETHER;

@@ -14,7 +14,8 @@ import java.util.List;
  * it failed in. {@code suspects} and {@code verdict} are null until the job ended.
  */
 public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, List<PairFigure> pairs,
-                               Double pairsSeconds, List<Integer> lastArrivals, List<Suspect> suspects, String verdict, String phase) {
+                               Double pairsSeconds, List<Integer> lastArrivals, List<Suspect> suspects,
+                               String verdict, String phase) {
 
     public static final String ALONE = "alone";
     public static final String PAIRS = "pairs";

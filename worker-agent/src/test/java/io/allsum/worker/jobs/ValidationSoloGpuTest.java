@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The NCCL solo phase of a validation on one GPU: an all-reduce on a one-rank communicator split off the group, the
- * figure printed for docs/benchmarks/multi-gpu.md. Skipped with the reason where there is no GPU or libnccl.
+ * figure printed for docs/benchmarks/validate.md. Skipped with the reason where there is no GPU or libnccl.
  */
 @NcclAvailable
 class ValidationSoloGpuTest {
