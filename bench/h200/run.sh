@@ -368,14 +368,21 @@ part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in C
     ${GPU_TESTS:-io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest}
 }
 
-part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times; each line
-  # stamped with ms since the command started (the pair phase: the pairs table's stamp less the solo table's); then
-  # the NCCL backend on one GPU, where a world of 1 is refused
+part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times, each line
+  # stamped with ms since the command started; then each run's pair phase as the job reports it (pairsSeconds: the
+  # slowest rank's clock), and the NCCL backend on one GPU, where a world of 1 is refused
   local rep n
   for rep in $(seq ${REPS:-2}); do for n in ${VALIDATE_RANKS:-4 8 16}; do
     echo "## rep $rep: allsum validate --ranks $n --backend ring"
     stamped allsum validate --ranks $n --backend ring --json $OUT/validate-$n-$rep.json
   done; done
+  echo "## pair phase per run (from --json): ranks rep pairs pairsSeconds verdict"
+  python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "validate-*.json")), key=lambda f: [int(x) for x in f[:-5].split("-")[-2:]]):
+    d = json.load(open(f)); n, rep = f[:-5].split("-")[-2:]
+    print(n, rep, len(d.get("pairs") or []), d.get("pairsSeconds"), d.get("verdict"))
+PY
   echo "## one GPU: allsum validate --ranks 1 --backend nccl"
   CUDA_VISIBLE_DEVICES=0 stamped allsum validate --ranks 1 --backend nccl
 }
