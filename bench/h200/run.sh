@@ -28,7 +28,7 @@ JAVA=$ALLSUM_HOME/runtime/bin/java
 worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
 # The benchmarks: the dist's bench jar (lib/bench.classpath); allsum_bench runs bench-rendezvous with allsum's flags.
 source "$repo/bench/classpath.sh"
-allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-} -cp "$(bench_cp)" io.allsum.launcher.BenchCommand "$@"; }
+allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-} -cp "$(bench_cp)" io.allsum.bench.BenchCommand "$@"; }
 # The bench jar's NCCL enqueue probe with the GPU libraries and JVM flags bin/allsum-selfcheck gives the backend;
 # PIN="taskset -c ..." runs it pinned.
 nccl_probe() (

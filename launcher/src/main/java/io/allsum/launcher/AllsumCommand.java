@@ -225,7 +225,7 @@ public final class AllsumCommand implements Callable<Integer> {
         return commandLine(out, err).execute(args);
     }
 
-    static CommandLine commandLine(PrintStream out, PrintStream err) {
+    public static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new AllsumCommand());
         cl.addSubcommand("validate", new ValidateCommand()); // before setOut/setErr, which reach existing subcommands
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
