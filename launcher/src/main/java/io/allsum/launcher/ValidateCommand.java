@@ -15,13 +15,13 @@ import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +37,7 @@ import java.util.concurrent.Callable;
  * local group or a running cluster, each phase printed once measured ({@link ValidationReport}), the verdict last.
  */
 @Command(name = "validate", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        defaultValueProvider = ValidateCommand.SweepDefaults.class,
         description = "Finds the slow GPU, link or host of a group in one job: each rank alone, every pair "
                 + "(round-robin, N-1 rounds), the all-reduce sweep, then robust statistics name the suspects.",
         exitCodeListHeading = "%nExit codes:%n",
@@ -48,43 +49,11 @@ public final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--ranks", paramLabel = "N",
-            description = "Local ranks to start (default: one per GPU with NCCL, else 4 CPU ranks).")
-    Integer ranks;
+    @Mixin
+    ClusterOptions target;
 
-    @Option(names = "--backend", paramLabel = "auto|nccl|ring", defaultValue = "auto",
-            description = "Communicator of the local ranks (default: ${DEFAULT-VALUE}).")
-    AllsumCommand.BackendChoice backend;
-
-    @Option(names = "--server", paramLabel = "URL", description = "Validate a running cluster: its rendezvous server.")
-    URI server;
-
-    @Option(names = "--group", paramLabel = "NAME", description = "The cluster's group to validate (with --server).")
-    String group;
-
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
-            description = "Bearer token of the server (default: $ALLSUM_TOKEN).")
-    String token;
-
-    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            defaultValue = "1K", description = "Smallest all-reduce size of the sweep (default: ${DEFAULT-VALUE}).")
-    long minBytes;
-
-    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            defaultValue = "4M", description = "Largest all-reduce size (default: ${DEFAULT-VALUE}).")
-    long maxBytes;
-
-    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "4",
-            description = "Size multiplier of the sweep (default: ${DEFAULT-VALUE}).")
-    int stepFactor;
-
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "10",
-            description = "Timed all-reduces per size (default: ${DEFAULT-VALUE}).")
-    int iterations;
-
-    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "2",
-            description = "Untimed all-reduces per size (default: ${DEFAULT-VALUE}).")
-    int warmupIterations;
+    @Mixin
+    SweepOptions sweep;
 
     @Option(names = "--solo-bytes", paramLabel = "SIZE", converter = ByteSizeConverter.class,
             description = "Buffer each rank reduces alone (default: the server's, 16M).")
@@ -113,12 +82,12 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "Write the verdict, suspects, pairs and ranks as JSON (always, whatever the outcome).")
     Path jsonFile;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
-            description = "Deadline of the whole run (default: ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
-
-    @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
-    boolean quiet;
+    /** A short sweep: the pairs and the verdict are what validate is for. */
+    static final class SweepDefaults extends SweepOptions.Defaults {
+        SweepDefaults() {
+            super("1K", "4M", 4, 10, 2);
+        }
+    }
 
     private Progress progress;
     private Job jobSeen;
@@ -126,12 +95,13 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        progress = Progress.toStderr(quiet);
+        progress = Progress.toStderr(target.quiet);
         int exit = ExitCodes.FAILED;
         String error = null;
         try {
             checkOptions();
-            exit = server != null ? runRemote() : runLocal();
+            Deadline deadline = target.deadline();
+            exit = target.server != null ? runRemote(deadline) : runLocal(deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -152,40 +122,21 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     JobSpec jobSpec() {
-        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, minBytes, maxBytes, stepFactor,
-                iterations, warmupIterations, false, true, Math.min(timeoutSeconds, JobSpecRules.MAX_TIMEOUT_SECONDS),
+        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
+                sweep.stepFactor, sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
                 new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
                         expectBusBandwidth));
     }
 
     private void checkOptions() {
         List<String> problems = new ArrayList<>();
-        if (ranks != null && ranks < 2) {
-            problems.add("--ranks must be at least 2: validate measures every pair of ranks");
-        }
-        if (timeoutSeconds < 1) {
-            problems.add("--timeout must be at least 1 second");
-        }
-        if (server != null) {
-            if (group == null) {
-                problems.add("--server needs --group (the cluster's group to validate)");
-            }
-            if (ranks != null || backend != AllsumCommand.BackendChoice.auto) {
-                problems.add("--ranks and --backend are for local runs; the cluster at --server has its own");
-            }
-            String scheme = server.getScheme();
-            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
-                problems.add("--server must be http(s)://host:port, was '" + server + "'");
-            }
-        }
-        if (group != null && !io.allsum.model.Protocol.GROUP_NAME.matcher(group).matches()) {
-            problems.add("--group must match " + io.allsum.model.Protocol.GROUP_NAME.pattern());
-        }
+        target.check(problems, 2, ": validate measures every pair of ranks");
+        sweep.check(problems);
         if (!problems.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
         }
         // what the server would refuse, for any group of at least 2 ranks
-        preflight(Math.max(2, ranks == null ? 2 : ranks));
+        preflight(Math.max(2, target.ranks == null ? 2 : target.ranks));
     }
 
     private void preflight(int worldSize) {
@@ -209,16 +160,15 @@ public final class ValidateCommand implements Callable<Integer> {
         };
     }
 
-    private int runLocal() {
-        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
-        AllsumCommand.LocalPlan plan = AllsumCommand.LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
+    private int runLocal(Deadline deadline) {
+        AllsumCommand.LocalPlan plan = AllsumCommand.LocalPlan.decide(target.backend, target.ranks, GpuProbe::listGpus);
         if (plan.ranks() < 2) {
             throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
                     + plan.ranks() + " GPU; use --backend ring --ranks N for CPU ranks", null);
         }
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
-        String groupName = group != null ? group : AllsumCommand.LOCAL_GROUP;
+        String groupName = target.group != null ? target.group : AllsumCommand.LOCAL_GROUP;
         progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
                 + layout.description() + ")");
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
@@ -237,14 +187,13 @@ public final class ValidateCommand implements Callable<Integer> {
         }
     }
 
-    private int runRemote() {
-        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
-        String problem = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+    private int runRemote(Deadline deadline) {
+        String problem = new ServerProbe(target.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
         if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + server + " (" + problem + ")");
+            throw new LauncherException("cannot reach the allsum server at " + target.server + " (" + problem + ")");
         }
-        try (AllsumClient client = Clients.connect(server, token)) {
-            return validate(new JobSession(client, group, () -> { }, progress), deadline, false);
+        try (AllsumClient client = Clients.connect(target.server, target.token)) {
+            return validate(new JobSession(client, target.group, () -> { }, progress), deadline, false);
         }
     }
 

@@ -1,6 +1,8 @@
 package io.allsum.launcher;
 
+import io.allsum.model.jobs.JobSpec;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -19,6 +21,21 @@ class ValidateCommandTest {
         int exit = AllsumCommand.execute(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(exit, err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theSweepOptionsSharedWithAllsumTakeValidatesOwnDefaults() {
+        CommandLine cl = AllsumCommand.commandLine(System.out, System.err);
+        cl.parseArgs("validate");
+        JobSpec spec = cl.getSubcommands().get("validate").<ValidateCommand>getCommand().jobSpec();
+
+        assertThat(spec).extracting(JobSpec::minBytes, JobSpec::maxBytes, JobSpec::stepFactor, JobSpec::iterations,
+                JobSpec::warmupIterations, JobSpec::timeoutSeconds).containsExactly(1024L, 4L << 20, 4, 10, 2, 600);
+        ByteArrayOutputStream help = new ByteArrayOutputStream();
+        assertThat(AllsumCommand.execute(new String[]{"validate", "--help"},
+                new PrintStream(help, true, StandardCharsets.UTF_8), System.err)).isZero();
+        assertThat(help.toString(StandardCharsets.UTF_8)).contains("(default 1K)", "(default 4M)",
+                "--token=TOKEN", "--timeout=SECONDS");
     }
 
     @Test

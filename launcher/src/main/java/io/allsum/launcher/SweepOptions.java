@@ -1,0 +1,78 @@
+package io.allsum.launcher;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sweep of sizes and its iterations as nccl-tests' letters (-b -e -f -n -w), mixed into {@code allsum} and
+ * {@code allsum validate}. Their defaults differ by command: each names them in its {@link Defaults}.
+ */
+final class SweepOptions {
+
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "Smallest size of the sweep, e.g. 8, 1K, 64M (default ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "Largest size of the sweep (default ${DEFAULT-VALUE}).")
+    long maxBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N",
+            description = "Multiply the size by N between steps (default ${DEFAULT-VALUE}).")
+    int stepFactor;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N",
+            description = "Timed iterations per size (default ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N",
+            description = "Warm-up iterations per size (default ${DEFAULT-VALUE}).")
+    int warmupIterations;
+
+    /**
+     * A command's defaults of these options: picocli's default value provider of that command
+     * ({@code @Command(defaultValueProvider = ...)}), so that its help shows them.
+     */
+    abstract static class Defaults implements CommandLine.IDefaultValueProvider {
+
+        private final Map<String, String> byName;
+
+        Defaults(String minBytes, String maxBytes, int stepFactor, int iterations, int warmupIterations) {
+            byName = Map.of("--minbytes", minBytes, "--maxbytes", maxBytes, "--stepfactor", String.valueOf(stepFactor),
+                    "--iters", String.valueOf(iterations), "--warmup_iters", String.valueOf(warmupIterations));
+        }
+
+        @Override
+        public String defaultValue(ArgSpec arg) {
+            return arg instanceof OptionSpec option ? byName.get(option.longestName()) : null;
+        }
+    }
+
+    /** Adds what these options break to {@code problems}, each naming its option. */
+    void check(List<String> problems) {
+        if (minBytes < 0) {
+            problems.add("-b/--minbytes must not be negative");
+        }
+        if (maxBytes < minBytes) {
+            problems.add("-e/--maxbytes (" + maxBytes + ") is below -b/--minbytes (" + minBytes + ")");
+        }
+        if (stepFactor < 1) {
+            problems.add("-f/--stepfactor must be at least 1");
+        } else if (stepFactor == 1 && minBytes != maxBytes) {
+            // nccl-tests steps linearly (-i) when the factor is 1; allsum's sweep only multiplies.
+            problems.add("-f/--stepfactor 1 would run only -b/--minbytes: allsum has no linear step (nccl-tests' -i);"
+                    + " use -f 2 or more, or -b equal to -e for one size");
+        }
+        if (iterations < 1) {
+            problems.add("-n/--iters must be at least 1");
+        }
+        if (warmupIterations < 0) {
+            problems.add("-w/--warmup_iters must not be negative");
+        }
+    }
+}
