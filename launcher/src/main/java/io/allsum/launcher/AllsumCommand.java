@@ -309,6 +309,10 @@ public final class AllsumCommand implements Callable<Integer> {
         if (s.minBytes() > 0 && s.minBytes() % granule != 0) {
             warnings.add("-b/--minbytes " + s.minBytes() + " runs as " + sizes.getFirst() + " B: sizes are " + unit);
         }
+        if (s.stepsLinearly() && s.stepBytes() % granule != 0 && sizes.size() > 1) {
+            warnings.add("-i/--stepbytes " + s.stepBytes() + " is no multiple of " + granule + " B: each size is "
+                    + "rounded down (sizes are " + unit + ")" + (s.stepBytes() < granule ? ", a repeated size runs once" : ""));
+        }
         if (s.maxBytes() % granule != 0 && s.maxBytes() > s.minBytes()) {
             warnings.add("-e/--maxbytes " + s.maxBytes() + " is rounded down (sizes are " + unit + "); the largest "
                     + "size is " + sizes.getLast() + " B");
@@ -318,8 +322,9 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** The job the options describe. */
     JobSpec jobSpec() {
-        return new JobSpec(collective, dataType, reduceOp, root, sweep.minBytes, sweep.maxBytes, sweep.stepFactor,
-                sweep.iterations, sweep.warmupIterations, inPlace, check == 1, target.jobTimeoutSeconds());
+        return new JobSpec(collective, dataType, reduceOp, root, sweep.minBytes, sweep.maxBytes, sweep.stepFactor(),
+                sweep.iterations, sweep.warmupIterations, inPlace, check == 1, target.jobTimeoutSeconds(), null,
+                sweep.stepBytes);
     }
 
     /**
@@ -341,6 +346,7 @@ public final class AllsumCommand implements Callable<Integer> {
             case "minBytes" -> "-b/--minbytes";
             case "maxBytes" -> "-e/--maxbytes";
             case "stepFactor" -> "-f/--stepfactor";
+            case "stepBytes" -> "-i/--stepbytes";
             case "iterations" -> "-n/--iters";
             case "warmupIterations" -> "-w/--warmup_iters";
             case "timeoutSeconds" -> "--timeout";

@@ -2,17 +2,23 @@ package io.allsum.launcher;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
 
 import java.util.List;
 import java.util.Map;
 
 /**
- * The sweep of sizes and its iterations as nccl-tests' letters (-b -e -f -n -w), mixed into {@code allsum} and
+ * The sweep of sizes and its iterations as nccl-tests' letters (-b -e -f -i -n -w), mixed into {@code allsum} and
  * {@code allsum validate}. Their defaults differ by command: each names them in its {@link Defaults}.
  */
 final class SweepOptions {
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
 
     @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
             description = "Smallest size of the sweep, e.g. 8, 1K, 64M (default ${DEFAULT-VALUE}).")
@@ -25,6 +31,10 @@ final class SweepOptions {
     @Option(names = {"-f", "--stepfactor"}, paramLabel = "N",
             description = "Multiply the size by N between steps (default ${DEFAULT-VALUE}).")
     int stepFactor;
+
+    @Option(names = {"-i", "--stepbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "Add SIZE between steps instead of multiplying, as nccl-tests' -i: with no -f (or -f 1).")
+    Long stepBytes;
 
     @Option(names = {"-n", "--iters"}, paramLabel = "N",
             description = "Timed iterations per size (default ${DEFAULT-VALUE}).")
@@ -53,8 +63,19 @@ final class SweepOptions {
         }
     }
 
+    /** The step factor of the job: with -i and no -f, 1 (nccl-tests' -f defaults to 1, so its -i alone steps). */
+    int stepFactor() {
+        return stepBytes != null && !given("--stepfactor") ? 1 : stepFactor;
+    }
+
+    private boolean given(String option) {
+        ParseResult parsed = mixee.commandLine() == null ? null : mixee.commandLine().getParseResult();
+        return parsed != null && parsed.hasMatchedOption(option);
+    }
+
     /** Adds what these options break to {@code problems}, each naming its option. */
     void check(List<String> problems) {
+        int stepFactor = stepFactor();
         if (minBytes < 0) {
             problems.add("-b/--minbytes must not be negative");
         }
@@ -63,10 +84,10 @@ final class SweepOptions {
         }
         if (stepFactor < 1) {
             problems.add("-f/--stepfactor must be at least 1");
-        } else if (stepFactor == 1 && minBytes != maxBytes) {
-            // nccl-tests steps linearly (-i) when the factor is 1; allsum's sweep only multiplies.
-            problems.add("-f/--stepfactor 1 would run only -b/--minbytes: allsum has no linear step (nccl-tests' -i);"
-                    + " use -f 2 or more, or -b equal to -e for one size");
+        } else if (stepFactor == 1 && stepBytes == null && minBytes != maxBytes) {
+            // nccl-tests steps by its -i default (1 MiB) here; allsum asks for the step instead of guessing it.
+            problems.add("-f/--stepfactor 1 would run only -b/--minbytes: give the linear step with -i/--stepbytes"
+                    + " SIZE, or use -f 2 or more, or -b equal to -e for one size");
         }
         if (iterations < 1) {
             problems.add("-n/--iters must be at least 1");

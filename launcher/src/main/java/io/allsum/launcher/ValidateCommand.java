@@ -123,9 +123,9 @@ public final class ValidateCommand implements Callable<Integer> {
 
     JobSpec jobSpec() {
         return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
-                sweep.stepFactor, sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
+                sweep.stepFactor(), sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
                 new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
-                        expectBusBandwidth));
+                        expectBusBandwidth), sweep.stepBytes);
     }
 
     private void checkOptions() {
@@ -166,6 +166,7 @@ public final class ValidateCommand implements Callable<Integer> {
             throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
                     + plan.ranks() + " GPU; use --backend ring --ranks N for CPU ranks", null);
         }
+        AllsumCommand.sizeWarnings(jobSpec(), plan.ranks()).forEach(progress::warn);
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
         String groupName = target.group != null ? target.group : AllsumCommand.LOCAL_GROUP;
@@ -205,6 +206,9 @@ public final class ValidateCommand implements Callable<Integer> {
                     + "measures every pair and needs at least 2", null);
         }
         preflight(status.worldSize());
+        if (target.server != null) {
+            AllsumCommand.sizeWarnings(jobSpec(), status.worldSize()).forEach(progress::warn);
+        }
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
                 status.worldSize(), status.group(), status.generation(), status.backend()));
         PrintWriter out = spec.commandLine().getOut();

@@ -39,6 +39,21 @@ class ValidateCommandTest {
     }
 
     @Test
+    void stepBytesMakesValidatesSweepLinear() {
+        CommandLine cl = AllsumCommand.commandLine(System.out, System.err);
+        cl.parseArgs("validate", "-i", "1M");
+        JobSpec spec = cl.getSubcommands().get("validate").<ValidateCommand>getCommand().jobSpec();
+
+        assertThat(spec.stepBytes()).isEqualTo(1L << 20);
+        assertThat(spec.stepFactor()).isEqualTo(1);
+        assertThat(spec.sizes(2)).containsExactly(1024L, (1L << 20) + 1024, (2L << 20) + 1024, (3L << 20) + 1024);
+
+        Run r = run("validate", "--ranks", "2", "-i", "1M", "-f", "4");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString().startsWith("allsum: -i/--stepbytes: is a linear step");
+    }
+
+    @Test
     void aServerWithoutAGroupIsRefused() {
         Run r = run("validate", "--server", "http://127.0.0.1:1");
         assertThat(r.exit()).isEqualTo(2);

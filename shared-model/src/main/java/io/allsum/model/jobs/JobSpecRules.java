@@ -49,7 +49,18 @@ public final class JobSpecRules {
             return new Violation("maxBytes", s.maxBytes() + " bytes is above the limit of " + limits.maxBytes());
         }
         if (s.stepFactor() < 1) {
-            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only), was " + s.stepFactor());
+            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only, or steps by stepBytes), was "
+                    + s.stepFactor());
+        }
+        if (s.stepBytes() != null) {
+            if (s.stepBytes() < 1) {
+                return new Violation("stepBytes", "must be at least 1, was " + s.stepBytes());
+            }
+            // nccl-tests ignores -i when -f is above 1; a spec with both would not run as it reads.
+            if (s.stepFactor() > 1) {
+                return new Violation("stepBytes", "is a linear step, for a stepFactor of 1 (or none), but stepFactor is "
+                        + s.stepFactor() + ": give one of the two");
+            }
         }
         if (s.iterations() < 1 || s.iterations() > MAX_ITERATIONS) {
             return new Violation("iterations", "must be 1.." + MAX_ITERATIONS + ", was " + s.iterations());
@@ -81,11 +92,18 @@ public final class JobSpecRules {
                 return v;
             }
         }
-        List<Long> sizes = s.sizes(worldSize);
+        boolean linear = s.stepsLinearly();
+        // A linear sweep may have billions of sizes: one more than the limit tells that it is too long.
+        List<Long> sizes = s.sizes(worldSize, linear ? (int) Math.min(Integer.MAX_VALUE,
+                limits.maxSweepSizes() + 1L) : Integer.MAX_VALUE);
         if (sizes.isEmpty()) {
             return new Violation("maxBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes()
                     + " holds no size of at least one element per rank for " + op + " of " + s.dtype()
                     + " on " + worldSize + " ranks");
+        }
+        if (sizes.size() > limits.maxSweepSizes() && linear) {
+            return new Violation("stepBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " in steps of "
+                    + s.stepBytes() + " B has more than " + limits.maxSweepSizes() + " sizes, the limit");
         }
         if (sizes.size() > limits.maxSweepSizes()) {
             return new Violation("stepFactor", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " x"

@@ -63,6 +63,32 @@ class JobSpecRulesTest {
         assertThat(check(s, 2, null)).isNull();
     }
 
+    private static JobSpec linear(Integer factor, long min, long max, long step) {
+        return new JobSpec(null, null, null, null, min, max, factor, null, null, null, null, 300, null, step);
+    }
+
+    @Test
+    void aLinearStepIsForAStepFactorOfOneOrNone() {
+        assertThat(check(linear(null, 1024, 8192, 1024), 2, null)).isNull();
+        assertThat(check(linear(1, 1024, 8192, 1024), 2, null)).isNull();
+        assertThat(check(linear(2, 1024, 8192, 1024), 2, null).toString()).isEqualTo("stepBytes: is a linear step, "
+                + "for a stepFactor of 1 (or none), but stepFactor is 2: give one of the two");
+    }
+
+    @Test
+    void aLinearStepIsAtLeastOneByte() {
+        assertThat(check(linear(null, 8, 64, 0), 2, null).toString()).isEqualTo("stepBytes: must be at least 1, was 0");
+    }
+
+    @Test
+    void aLinearSweepOfMoreSizesThanTheLimitIsRefusedNamingStepBytes() {
+        Violation v = check(linear(null, 4, 64L << 30, 4), 1, null);
+
+        assertThat(v.toString()).isEqualTo("stepBytes: the sweep 4..68719476736 in steps of 4 B has more than 64 "
+                + "sizes, the limit");
+        assertThat(check(linear(null, 4, 256, 4), 1, null)).as("64 sizes").isNull();
+    }
+
     @Test
     void aSweepWithNoWholeElementPerRankIsRefused() {
         assertThat(check(spec(CollectiveOp.ALL_GATHER, DataType.FLOAT32, null, null, 8, 8), 4, null).message())
