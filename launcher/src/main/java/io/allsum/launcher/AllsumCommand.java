@@ -402,7 +402,7 @@ public final class AllsumCommand implements Callable<Integer> {
         // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, keep));
+                new LocalCluster.Options(aot, keep, deadline, progress::event));
         runServer = cluster.serverUri();
         logDir = cluster.logDir();
         Runnable whileWaiting = () -> {

@@ -174,7 +174,7 @@ public final class ValidateCommand implements Callable<Integer> {
                 + layout.description() + ")");
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, false));
+                new LocalCluster.Options(aot, false, deadline, progress::event));
         boolean ran = false;
         try {
             new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
