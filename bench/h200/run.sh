@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -462,6 +462,24 @@ part_ab_start() { # AB_DIST's and this dist's allsum, alternating: cold start to
     first_done "succeeded (" $h/bin/allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0
   done; echo "## torch cold start $i"; first_done "TORCH_COLD" python3 bench/h200/torch_cold_start.py; done
   unset CUDA_VISIBLE_DEVICES
+}
+
+part_ab_validate() { # allsum validate on the ring backend with AB_DIST's and this dist, alternating: VALIDATE_RANKS (8 12
+  # 16) local ranks, REPS (3) times; then each run's pair phase and verdict from its --json file
+  local other rep n h tag; other=$(ab_home)
+  for rep in $(seq ${REPS:-3}); do for n in ${VALIDATE_RANKS:-8 12 16}; do for h in $other $ALLSUM_HOME; do
+    tag=$( [ $h = $ALLSUM_HOME ] && echo this || echo ab)
+    echo "## rep $rep: allsum validate --ranks $n --backend ring, $tag dist"
+    secs quiet $h/bin/allsum validate --ranks $n --backend ring -q --json $OUT/validate-$tag-$n-$rep.json
+  done; done; done
+  echo "## per run (from --json): dist ranks rep pairsSeconds verdict suspects"
+  python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "validate-*-*-*.json"))):
+    d = json.load(open(f)); tag, n, rep = f[:-5].split("-")[-3:]
+    print(tag, n, rep, d.get("pairsSeconds"), d.get("verdict"),
+          "; ".join(s["kind"] + " " + str(s["rank"]) + ": " + s["reason"] for s in d.get("suspects") or []))
+PY
 }
 
 part_ab_cpu2() { # the default CPU job (4 ring ranks, 8 B .. 64 MiB) on 2 pinned cores: AB_DIST's allsum, this one's,
