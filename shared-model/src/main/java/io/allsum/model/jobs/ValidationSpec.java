@@ -27,4 +27,12 @@ public record ValidationSpec(@JsonDeserialize(using = WholeNumbers.LongOnly.clas
                 minShortfall != null ? minShortfall : t.minShortfall(),
                 expectBusBandwidthGBps);
     }
+
+    /** When a figure makes a suspect: this spec's deviations and shortfall (defaults filled in), the default shares. */
+    public io.allsum.model.validate.Thresholds thresholds() {
+        ValidationSpec s = withDefaults();
+        var d = io.allsum.model.validate.Thresholds.DEFAULTS;
+        return new io.allsum.model.validate.Thresholds(s.minDeviations(), s.minShortfall(), d.pairShare(),
+                d.lateShare());
+    }
 }
