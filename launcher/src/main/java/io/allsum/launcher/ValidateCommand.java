@@ -391,9 +391,9 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("pairsSeconds", v == null ? null : v.pairsSeconds());
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
         record.put("phase", v == null ? null : v.phase());
+        record.put("excluded", excludedSeen);
         record.put("exitCode", exit);
         record.put("error", error);
-        record.put("excluded", excludedSeen);
         record.put("group", groupSeen);
         record.put("job", jobSeen);
         try {
