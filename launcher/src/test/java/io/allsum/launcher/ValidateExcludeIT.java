@@ -58,6 +58,8 @@ class ValidateExcludeIT {
                     cluster.serverUri().toString(), "--group", GROUP, "--token", cluster.token(), "--exclude",
                     "--min-shortfall", "0.5", "--json", json.toString(), "--timeout", "400");
 
+            // The run's output goes to the failsafe report (docs/validate.md quotes it).
+            System.out.println(r.stdout());
             assertThat(r.exitCode()).as("exit code; stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr())
                     .isEqualTo(ExitCodes.FAILED);
             JsonNode record = AllsumJson.mapper().readTree(json.toFile());
