@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * {@code allsum validate --server ... --exclude} on a real local group of 4 ring ranks whose rank 3 runs in a CPU
  * cgroup that grants it 2 ms of every 100 ms: the verdict names rank 3, and the sweep runs again on the others.
- * A hard cap, unlike a busy machine's sharing, shows in the fastest of the solo repeats. Skipped where this process
- * cannot make a CPU cgroup (it needs root and a writable cgroup file system).
+ * A hard cap, unlike a busy machine's sharing, slows every exchange with that rank (its pairs fall 90% and more
+ * short). Skipped where this process cannot make a CPU cgroup (it needs root and a writable cgroup file system).
  */
 class ValidateExcludeIT {
 
@@ -85,7 +85,7 @@ class ValidateExcludeIT {
         }
     }
 
-    /** A CPU cgroup of 2 ms per 100 ms period, v1 or v2: a 16 MiB reduction alone takes a period or more. */
+    /** A CPU cgroup of 2 ms per 100 ms period, v1 or v2. */
     private static final class SlowCgroup {
 
         static Path create() {
