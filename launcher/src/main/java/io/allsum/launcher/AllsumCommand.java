@@ -324,7 +324,7 @@ public final class AllsumCommand implements Callable<Integer> {
     JobSpec jobSpec() {
         return new JobSpec(collective, dataType, reduceOp, root, sweep.minBytes, sweep.maxBytes, sweep.stepFactor(),
                 sweep.iterations, sweep.warmupIterations, inPlace, check == 1, target.jobTimeoutSeconds(), null,
-                sweep.stepBytes);
+                sweep.stepBytes, null);
     }
 
     /**

@@ -9,10 +9,16 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
+import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.format.ByteSize;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.Suspect;
+import io.allsum.model.validate.SuspectFinder;
+import io.allsum.model.validate.Thresholds;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,15 +32,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 /**
  * {@code allsum validate}: one validation job (each rank alone, every pair, the all-reduce sweep, a verdict) on a
- * local group or a running cluster, each phase printed once measured ({@link ValidationReport}), the verdict last.
+ * local group or a running cluster, each phase printed once measured ({@link ValidationReport}), the verdict last;
+ * with {@code --exclude}, the sweep once more without the suspects.
  */
 @Command(name = "validate", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         defaultValueProvider = ValidateCommand.SweepDefaults.class,
@@ -89,9 +100,50 @@ public final class ValidateCommand implements Callable<Integer> {
         }
     }
 
+    @Option(names = "--exclude", description = "When the verdict names suspects, run the all-reduce sweep again "
+            + "without them and compare the bus bandwidth.")
+    boolean exclude;
+
     private Progress progress;
     private Job jobSeen;
     private GroupStatus groupSeen;
+    private Map<String, Object> excludedSeen;
+
+    /**
+     * The ranks to leave out for the suspects: a rank suspect's rank, every rank of a host suspect, and for a link
+     * whose ends are both still in, the end in more outlier pairs (the higher rank on a tie). {@code because} names
+     * the suspects that put ranks in; a group suspect names no rank.
+     */
+    record LeftOut(List<Integer> ranks, List<String> because) {
+    }
+
+    static LeftOut ranksToLeaveOut(ValidationResult v, Thresholds thresholds) {
+        SortedSet<Integer> ranks = new TreeSet<>();
+        List<String> because = new ArrayList<>();
+        List<Suspect> suspects = v.suspects() == null ? List.of() : v.suspects();
+        for (Suspect s : suspects) {
+            if (s.kind() == Suspect.Kind.RANK && ranks.add(s.rank())) {
+                because.add("rank " + s.rank());
+            } else if (s.kind() == Suspect.Kind.HOST) {
+                v.ranks().stream().filter(p -> s.host().equals(p.host())).forEach(p -> ranks.add(p.rank()));
+                because.add("host " + s.host());
+            }
+        }
+        Map<Pair, Double> pairs = new HashMap<>();
+        v.pairs().forEach(p -> pairs.put(new Pair(p.low(), p.high()), p.gbps()));
+        Set<Pair> slow = new SuspectFinder(thresholds).slowPairs(pairs);
+        for (Suspect s : suspects) {
+            if (s.kind() != Suspect.Kind.LINK || ranks.contains(s.rank()) || ranks.contains(s.peerRank())) {
+                continue;
+            }
+            long one = slow.stream().filter(p -> p.has(s.rank())).count();
+            long other = slow.stream().filter(p -> p.has(s.peerRank())).count();
+            int end = one != other ? (one > other ? s.rank() : s.peerRank()) : Math.max(s.rank(), s.peerRank());
+            ranks.add(end);
+            because.add("link " + s.rank() + "-" + s.peerRank());
+        }
+        return new LeftOut(List.copyOf(ranks), List.copyOf(because));
+    }
 
     @Override
     public Integer call() {
@@ -125,7 +177,7 @@ public final class ValidateCommand implements Callable<Integer> {
         return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
                 sweep.stepFactor(), sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
                 new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
-                        expectBusBandwidth), sweep.stepBytes);
+                        expectBusBandwidth), sweep.stepBytes, null);
     }
 
     private void checkOptions() {
@@ -227,7 +279,57 @@ public final class ValidateCommand implements Callable<Integer> {
             throw new LauncherException("validation failed in phase " + phase + ": job " + done.jobId() + " "
                     + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
         }
+        if (exclude) {
+            sweepWithout(session, deadline, done, report, out);
+        }
         return ValidationResult.HEALTHY.equals(v.verdict()) ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    /**
+     * {@code --exclude}: the validation's sweep again on the ranks the suspects leave, its table, and one line
+     * comparing the largest size's bus bandwidth with the whole group's; one line instead when nothing is left out.
+     */
+    private void sweepWithout(JobSession session, Deadline deadline, Job validation, ValidationReport report,
+                              PrintWriter out) {
+        ValidationResult v = validation.validation();
+        LeftOut left = ranksToLeaveOut(v, validation.spec().validation().thresholds());
+        int worldSize = v.ranks().size();
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("ranks", left.ranks());
+        record.put("because", left.because());
+        excludedSeen = record;
+        String skipped = left.ranks().isEmpty()
+                ? (v.suspects().isEmpty() ? "healthy" : "the suspects name no rank") + ", nothing is excluded"
+                : worldSize - left.ranks().size() < 2 ? "leaving out ranks " + left.ranks() + " would leave "
+                + (worldSize - left.ranks().size()) + " of " + worldSize + " ranks, fewer than 2: skipped" : null;
+        if (skipped != null) {
+            record.put("skipped", skipped);
+            out.println("exclude: " + skipped);
+            out.flush();
+            return;
+        }
+        JobSpec sweep = jobSpec();
+        JobSpec without = new JobSpec(sweep.op(), sweep.dtype(), sweep.redop(), sweep.root(), sweep.minBytes(),
+                sweep.maxBytes(), sweep.stepFactor(), sweep.iterations(), sweep.warmupIterations(), sweep.inPlace(),
+                sweep.verify(), sweep.timeoutSeconds(), null, sweep.stepBytes(), left.ranks());
+        Job done = session.follow(session.submit(without), deadline);
+        record.put("job", done);
+        if (done.state() != JobState.SUCCEEDED || done.results().isEmpty()) {
+            throw new LauncherException("the sweep without ranks " + left.ranks() + " failed: job " + done.jobId()
+                    + " " + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
+        }
+        SizeResult all = validation.results().getLast();
+        SizeResult kept = done.results().getLast();
+        double ratio = kept.busBandwidthGBps() / all.busBandwidthGBps();
+        String line = String.format(Locale.ROOT, "without ranks %s (%s): busbw %.3g GB/s at %s against %.3g GB/s "
+                        + "with all %d (%.2fx)", left.ranks(), String.join(", ", left.because()),
+                kept.busBandwidthGBps(), ByteSize.format(kept.bytes()), all.busBandwidthGBps(), worldSize, ratio);
+        record.put("rows", done.results());
+        record.put("ratio", ratio);
+        record.put("summary", line);
+        report.excluded(done, left.ranks(), v);
+        out.println(line);
+        out.flush();
     }
 
     /** The JSON record: verdict, suspects, pairs, ranks first; the job and the outcome after. */
@@ -242,6 +344,7 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("pairsSeconds", v == null ? null : v.pairsSeconds());
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
         record.put("phase", v == null ? null : v.phase());
+        record.put("excluded", excludedSeen);
         record.put("exitCode", exit);
         record.put("error", error);
         record.put("group", groupSeen);

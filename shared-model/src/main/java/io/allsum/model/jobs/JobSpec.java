@@ -6,7 +6,9 @@ import io.allsum.model.ReduceOp;
 import tools.jackson.databind.annotation.JsonDeserialize;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * A collective job as submitted ({@code POST /rendezvous/{group}/jobs}); null fields take the defaults of
@@ -14,7 +16,8 @@ import java.util.List;
  * (-b -e -f), or, with a step factor of 1, plus {@code stepBytes} (-i); a size is the op's whole buffer as
  * nccl-tests counts it (for all-gather and reduce-scatter the gathered buffer, so each rank's share is
  * size / worldSize). With {@code validation} set the job is a validation:
- * each rank alone, every pair, then this sweep (an all-reduce), and a verdict.
+ * each rank alone, every pair, then this sweep (an all-reduce), and a verdict. {@code excludeRanks} (sorted,
+ * distinct) leave those ranks out: the others run the sweep as a group of their own, numbered in rank order.
  */
 public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer root,
@@ -26,14 +29,19 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                       Boolean inPlace, Boolean verify,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer timeoutSeconds,
                       ValidationSpec validation,
-                      @JsonDeserialize(using = WholeNumbers.LongOnly.class) Long stepBytes) {
+                      @JsonDeserialize(using = WholeNumbers.LongOnly.class) Long stepBytes,
+                      @JsonDeserialize(contentUsing = WholeNumbers.IntOnly.class) List<Integer> excludeRanks) {
+
+    public JobSpec {
+        excludeRanks = excludeRanks == null ? null : Collections.unmodifiableList(new ArrayList<>(excludeRanks));
+    }
 
     /** A sweep (no validation) that multiplies by its step factor. */
     public JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
                    Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
                    Integer timeoutSeconds) {
         this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
-                timeoutSeconds, null, null);
+                timeoutSeconds, null, null, null);
     }
 
     /** A sweep, or a validation with {@code validation}, that multiplies by its step factor. */
@@ -41,7 +49,32 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                    Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
                    Integer timeoutSeconds, ValidationSpec validation) {
         this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
-                timeoutSeconds, validation, null);
+                timeoutSeconds, validation, null, null);
+    }
+
+    /** The ranks left out of the job, none when {@code excludeRanks} is null. */
+    public List<Integer> excluded() {
+        return excludeRanks != null ? excludeRanks : List.of();
+    }
+
+    /** How many of a group of {@code worldSize} ranks run the job: the sweep's sizes and bandwidths count these. */
+    public int keptSize(int worldSize) {
+        return worldSize - excluded().size();
+    }
+
+    /** The ranks of a group of {@code worldSize} that run the job, lowest first. */
+    public List<Integer> keptRanks(int worldSize) {
+        return IntStream.range(0, worldSize).filter(r -> !excluded().contains(r)).boxed().toList();
+    }
+
+    /**
+     * The job as the kept ranks run it on a communicator of their own (ranks renumbered in rank order, as
+     * {@code split} numbers them): no exclusions, and the root's rank among the kept ones.
+     */
+    public JobSpec onKeptRanks() {
+        Integer keptRoot = root == null ? null : root - (int) excluded().stream().filter(r -> r < root).count();
+        return new JobSpec(op, dtype, redop, keptRoot, minBytes, maxBytes, stepFactor,
+                iterations, warmupIterations, inPlace, verify, timeoutSeconds, validation, stepBytes, null);
     }
 
     /** Whether this job is a validation ({@code allsum validate}): the solo and pair phases, then the sweep. */
@@ -87,7 +120,7 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 verify != null ? verify : Boolean.TRUE,
                 timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds,
                 validation != null ? validation.withDefaults() : null,
-                stepBytes);
+                stepBytes, excludeRanks);
     }
 
     /** Whether the sweep steps linearly by {@code stepBytes} (nccl-tests: -i when -f is 1), after defaults. */
@@ -105,6 +138,7 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
     /**
      * The sizes of the sweep in bytes, after defaults: each rounded down to a whole number of elements (and, for
      * all-gather and reduce-scatter, to a multiple of worldSize elements), duplicates dropped, as nccl-tests does.
+     * {@code worldSize} is the number of ranks that run the job ({@link #keptSize}).
      */
     public List<Long> sizes(int worldSize) {
         return sizes(worldSize, Integer.MAX_VALUE);

@@ -2,7 +2,10 @@ package io.allsum.model.jobs;
 
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
+import io.allsum.client.AllsumJson;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,7 +38,7 @@ class JobSpecTest {
 
     private static JobSpec linear(CollectiveOp op, long min, long max, Integer factor, long step) {
         return new JobSpec(op, DataType.FLOAT32, null, null, min, max, factor, null, null, null, null, null, null,
-                step);
+                step, null);
     }
 
     @Test
@@ -84,5 +87,28 @@ class JobSpecTest {
         assertThat(spec.dtype()).isEqualTo(DataType.FLOAT32);
         assertThat(spec.sizes(1)).first().isEqualTo(8L);
         assertThat(spec.sizes(1)).last().isEqualTo(64L << 20);
+    }
+
+    @Test
+    void theKeptRanksRunTheJobRenumberedWithTheRootAmongThem() {
+        JobSpec s = new JobSpec(CollectiveOp.BROADCAST, null, null, 3, 8L, 8L, 2, null, null, null, null, null, null,
+                null, List.of(0, 2, 5)).withDefaults();
+        assertThat(s.excludeRanks()).as("kept by the defaults").containsExactly(0, 2, 5);
+        assertThat(s.keptRanks(6)).containsExactly(1, 3, 4);
+        assertThat(s.keptSize(6)).isEqualTo(3);
+        JobSpec kept = s.onKeptRanks();
+        assertThat(kept.root()).as("rank 3 is the second kept rank").isEqualTo(1);
+        assertThat(kept.excluded()).isEmpty();
+        assertThat(sweep(null, null, 8, 8, 2).excluded()).isEmpty();
+    }
+
+    @Test
+    void excludeRanksTravelInJsonAsWholeNumbers() {
+        var json = AllsumJson.mapper();
+        JobSpec s = json.readValue("{\"excludeRanks\": [1, 3.0]}", JobSpec.class);
+        assertThat(s.excludeRanks()).containsExactly(1, 3);
+        assertThat(json.writeValueAsString(s)).contains("\"excludeRanks\":[1,3]");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                () -> json.readValue("{\"excludeRanks\": [1.5]}", JobSpec.class))).hasMessageContaining("whole number");
     }
 }
