@@ -334,16 +334,7 @@ final class InMemoryCommunicator implements Communicator {
         double acc = 0;
         for (int q = 0; q < world.size; q++) {
             double v = DTypeCodec.decodeFloat(type, DTypeCodec.readBits(world.posted[q].buffer().view, at, type.bytes()));
-            if (q == 0) {
-                acc = v;
-                continue;
-            }
-            acc = switch (op) {
-                case SUM, AVG -> acc + v;
-                case PROD -> acc * v;
-                case MAX -> Math.max(acc, v);
-                case MIN -> Math.min(acc, v);
-            };
+            acc = q == 0 ? v : op.combine(acc, v);
         }
         if (op == ReduceOp.AVG) {
             acc /= world.size;
