@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * multiplied by 1/n rounded to the type (to half for float8) and the products are summed left to right, rounding
  * to the type after every step.
  */
-final class InMemoryCommunicator implements Communicator {
+record InMemoryCommunicator(World world, int rank) implements Communicator {
 
     /** The state every rank of one in-memory group shares. */
     static final class World {
@@ -116,19 +116,6 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     private static final long DEADLINE_SECONDS = 20;
-
-    private final World world;
-    private final int rank;
-
-    private InMemoryCommunicator(World world, int rank) {
-        this.world = world;
-        this.rank = rank;
-    }
-
-    @Override
-    public int rank() {
-        return rank;
-    }
 
     @Override
     public int size() {
