@@ -37,6 +37,15 @@ class SuspectFinderTest {
         return solo;
     }
 
+    /** Host 10.0.0.3 (ranks 4 and 5) is the only suspect, for {@code reason}. */
+    private static void assertTheOneSuspectIsHost3(List<Suspect> suspects, String reason) {
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.3");
+            assertThat(s.reason()).contains(reason);
+        });
+    }
+
     @Test
     void aHealthyGroupHasNoSuspects() {
         Random noise = new Random(7);
@@ -75,11 +84,7 @@ class SuspectFinderTest {
             }
         }
         List<Suspect> suspects = FINDER.find(PLACES, Map.of(), pairs, Map.of(5, 6), 6);
-        assertThat(suspects).singleElement().satisfies(s -> {
-            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
-            assertThat(s.host()).isEqualTo("10.0.0.3");
-            assertThat(s.reason()).contains("rank 5 arrived last at the all-reduce in 6 of 6 sizes");
-        });
+        assertTheOneSuspectIsHost3(suspects, "rank 5 arrived last at the all-reduce in 6 of 6 sizes");
     }
 
     @Test
@@ -95,11 +100,7 @@ class SuspectFinderTest {
         // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks
         var pairs = pairs(noise, (a, b) -> (a / 2 == 2) != (b / 2 == 2) ? 0.2 : 1.0);
         List<Suspect> suspects = FINDER.find(PLACES, solo(noise, -1), pairs, Map.of(), 0);
-        assertThat(suspects).singleElement().satisfies(s -> {
-            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
-            assertThat(s.host()).isEqualTo("10.0.0.3");
-            assertThat(s.reason()).contains("every rank on 10.0.0.3");
-        });
+        assertTheOneSuspectIsHost3(suspects, "every rank on 10.0.0.3");
     }
 
     @Test
