@@ -487,7 +487,7 @@
   // ---- history of the same sweep
 
   function sweepKey(s) {
-    return [s.op, s.dtype, s.op && reduces(s.op) ? s.redop : '', s.minBytes, s.maxBytes, s.stepFactor, s.stepBytes, s.inPlace].join('|');
+    return [s.op, s.dtype, s.op && reduces(s.op) ? s.redop : '', s.minBytes, s.maxBytes, s.stepFactor, s.stepBytes, s.inPlace, (s.excludeRanks || []).join(',')].join('|');
   }
 
   function renderHistory(job) {
@@ -820,7 +820,7 @@
 
   function sweepLabel(s) {
     if (!s || !s.op) return '-';
-    return `${s.validation ? 'validation, ' : ''}${s.op} ${s.dtype}${reduces(s.op) ? ' ' + s.redop : ''} ${bytes(s.minBytes)}..${bytes(s.maxBytes)} ${s.stepBytes ? '+' + bytes(s.stepBytes) : 'x' + s.stepFactor}`;
+    return `${s.validation ? 'validation, ' : ''}${s.op} ${s.dtype}${reduces(s.op) ? ' ' + s.redop : ''} ${bytes(s.minBytes)}..${bytes(s.maxBytes)} ${s.stepBytes ? '+' + bytes(s.stepBytes) : 'x' + s.stepFactor}${s.excludeRanks && s.excludeRanks.length ? ', without ranks ' + s.excludeRanks.join(', ') : ''}`;
   }
 
   /** [0,1,2,5] -> "0-2, 5" */
