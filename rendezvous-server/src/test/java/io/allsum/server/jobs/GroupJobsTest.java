@@ -4,10 +4,9 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.problem.ProblemCode;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.problem.ProblemException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.HttpStatus;
 
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
@@ -43,8 +42,8 @@ class GroupJobsTest {
                 () -> jobs.submit(JobSpec.allSum(8), 2));
 
         assertThat(e.code()).isEqualTo(ProblemCode.TOO_MANY_JOBS);
-        assertThat(e.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-        assertThat(e.getBody().getDetail()).contains("2 unfinished jobs");
+        assertThat(e.code().status()).isEqualTo(429);
+        assertThat(e.detail()).contains("2 unfinished jobs");
     }
 
     @Test
