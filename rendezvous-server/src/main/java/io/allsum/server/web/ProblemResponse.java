@@ -9,7 +9,6 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponse;
 
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * A problem as the server answers it over HTTP: the RFC 9457 body ({@code status}, {@code title} (the code's),
@@ -31,10 +30,8 @@ public final class ProblemResponse implements ErrorResponse {
     /** {@code problem} as it is answered. */
     public static ProblemResponse of(ProblemException problem) {
         ProblemResponse response = of(problem.code(), problem.detail());
-        if (!problem.violations().isEmpty()) {
-            response.body.setProperty("violations", problem.violations().stream()
-                    .map(v -> Map.of("field", v.field(), "message", v.message()))
-                    .toList());
+        if (!problem.violations().isEmpty()) { // shared-model Violations: {field, message}
+            response.body.setProperty("violations", problem.violations());
         }
         problem.retryAfter().ifPresent(delay -> response.headers.set(HttpHeaders.RETRY_AFTER, seconds(delay)));
         return response;
