@@ -62,17 +62,24 @@ public final class SuspectFinder {
         });
     }
 
-    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+    /** The pairs whose bandwidth is an outlier among all the pairs' (none of fewer than 3), lowest pair first. */
+    public Set<Pair> slowPairs(Map<Pair, Double> pairs) {
+        Set<Pair> slow = new LinkedHashSet<>();
         if (pairs.size() < 3) {
-            return;
+            return slow;
         }
         RobustStats stats = RobustStats.of(pairs.values());
-        Set<Pair> slow = new LinkedHashSet<>();
         pairs.keySet().stream().sorted(PAIR_ORDER).filter(pair -> thresholds.outlier(stats, pairs.get(pair)))
                 .forEach(slow::add);
+        return slow;
+    }
+
+    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+        Set<Pair> slow = slowPairs(pairs);
         if (slow.isEmpty()) {
             return;
         }
+        RobustStats stats = RobustStats.of(pairs.values());
         Set<Integer> blamedRanks = new LinkedHashSet<>();
         for (Map.Entry<String, List<RankPlace>> host : byHost(places).entrySet()) {
             List<RankPlace> members = host.getValue();

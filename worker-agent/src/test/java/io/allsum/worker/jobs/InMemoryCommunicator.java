@@ -42,9 +42,22 @@ final class InMemoryCommunicator implements Communicator {
         /** What each rank's {@link #allocatableBytes} answers, by rank; unlimited when absent. */
         final java.util.Map<Integer, Long> allocatable = new java.util.concurrent.ConcurrentHashMap<>();
         final AtomicInteger openBuffers = new AtomicInteger();
+        /** Each rank's (color, key) of the split under way. */
+        final int[][] splitPosts;
+        /** The groups split off this one, by split number and color: every member joins the same world. */
+        final java.util.Map<String, World> splits = new java.util.concurrent.ConcurrentHashMap<>();
+        /** Sub-communicators closed, over all splits. */
+        final AtomicInteger closedSplits = new AtomicInteger();
+        private final World parent;
 
         @SuppressWarnings("unchecked")
         World(int size, boolean premultiplyAverage) {
+            this(size, premultiplyAverage, null);
+        }
+
+        private World(int size, boolean premultiplyAverage, World parent) {
+            this.parent = parent;
+            this.splitPosts = new int[size][];
             this.size = size;
             this.premultiplyAverage = premultiplyAverage;
             this.barrier = new CyclicBarrier(size);
@@ -119,6 +132,7 @@ final class InMemoryCommunicator implements Communicator {
 
     private final World world;
     private final int rank;
+    private int splitsMade;
 
     private InMemoryCommunicator(World world, int rank) {
         this.world = world;
@@ -236,7 +250,20 @@ final class InMemoryCommunicator implements Communicator {
 
     @Override
     public Communicator split(int color, int key) {
-        throw new UnsupportedOperationException("the in-memory test communicator does not split");
+        world.splitPosts[rank] = new int[]{color, key};
+        await("split");
+        List<Integer> members = java.util.stream.IntStream.range(0, world.size)
+                .filter(r -> world.splitPosts[r][0] == color).boxed()
+                .sorted(java.util.Comparator.<Integer>comparingInt(r -> world.splitPosts[r][1]).thenComparingInt(r -> r))
+                .toList();
+        int number = splitsMade++;
+        await("split"); // every rank has read the posts before a next split overwrites them
+        if (color < 0) {
+            return null;
+        }
+        World sub = world.splits.computeIfAbsent(number + ":" + color,
+                k -> new World(members.size(), world.premultiplyAverage, world));
+        return sub.communicator(members.indexOf(rank));
     }
 
     @Override
@@ -253,6 +280,9 @@ final class InMemoryCommunicator implements Communicator {
 
     @Override
     public void close() {
+        if (world.parent != null) {
+            world.parent.closedSplits.incrementAndGet();
+        }
     }
 
     private interface Compute {
