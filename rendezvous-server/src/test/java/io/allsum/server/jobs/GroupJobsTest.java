@@ -139,7 +139,7 @@ class GroupJobsTest {
         ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> jobs.report(job.jobId(), measured(2, 10)));
 
-        assertThat(e.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
-        assertThat(e.getBody().getDetail()).contains("rank 2");
+        assertThat(e.code().status()).isEqualTo(400);
+        assertThat(e.detail()).contains("rank 2");
     }
 }
