@@ -10,10 +10,9 @@ import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.problem.ProblemCode;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.problem.ProblemException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.HttpStatus;
 
 import java.time.Clock;
 import java.util.List;
@@ -51,8 +50,8 @@ class GroupJobsTest {
                 () -> jobs.submit(JobSpec.allSum(8), 2));
 
         assertThat(e.code()).isEqualTo(ProblemCode.TOO_MANY_JOBS);
-        assertThat(e.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-        assertThat(e.getBody().getDetail()).contains("2 unfinished jobs");
+        assertThat(e.code().status()).isEqualTo(429);
+        assertThat(e.detail()).contains("2 unfinished jobs");
     }
 
     @Test
@@ -140,7 +139,7 @@ class GroupJobsTest {
         ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> jobs.report(job.jobId(), measured(2, 10)));
 
-        assertThat(e.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
-        assertThat(e.getBody().getDetail()).contains("rank 2");
+        assertThat(e.code().status()).isEqualTo(400);
+        assertThat(e.detail()).contains("rank 2");
     }
 }
