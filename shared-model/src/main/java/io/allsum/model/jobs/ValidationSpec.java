@@ -27,4 +27,12 @@ public record ValidationSpec(@JsonDeserialize(using = WholeNumbers.LongOnly.clas
                 minShortfall != null ? minShortfall : t.minShortfall(),
                 expectBusBandwidthGBps);
     }
+
+    /** When a figure makes a suspect: this spec's deviations and shortfall, the default shares. */
+    public io.allsum.model.validate.Thresholds thresholds() {
+        ValidationSpec v = withDefaults();
+        var t = io.allsum.model.validate.Thresholds.DEFAULTS;
+        return new io.allsum.model.validate.Thresholds(v.minDeviations(), v.minShortfall(), t.pairShare(),
+                t.lateShare());
+    }
 }

@@ -62,17 +62,27 @@ public final class SuspectFinder {
         });
     }
 
-    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+    /**
+     * The pairs whose bandwidth is an outlier among all pairs' (the slowest first, ties in rank order); none with
+     * fewer than 3 pairs, where there is no majority to judge by. The one rule for a slow pair, on server and worker.
+     */
+    public List<Pair> slowPairs(Map<Pair, Double> pairs) {
         if (pairs.size() < 3) {
-            return;
+            return List.of();
         }
         RobustStats stats = RobustStats.of(pairs.values());
+        return pairs.keySet().stream().filter(pair -> thresholds.outlier(stats, pairs.get(pair)))
+                .sorted(Comparator.comparingDouble((Pair pair) -> pairs.get(pair)).thenComparing(PAIR_ORDER))
+                .toList();
+    }
+
+    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
         Set<Pair> slow = new LinkedHashSet<>();
-        pairs.keySet().stream().sorted(PAIR_ORDER).filter(pair -> thresholds.outlier(stats, pairs.get(pair)))
-                .forEach(slow::add);
+        slowPairs(pairs).stream().sorted(PAIR_ORDER).forEach(slow::add);
         if (slow.isEmpty()) {
             return;
         }
+        RobustStats stats = RobustStats.of(pairs.values());
         Set<Integer> blamedRanks = new LinkedHashSet<>();
         for (Map.Entry<String, List<RankPlace>> host : byHost(places).entrySet()) {
             List<RankPlace> members = host.getValue();
