@@ -131,7 +131,7 @@ public final class ValidateCommand implements Callable<Integer> {
         }
         Map<Pair, Double> pairs = new HashMap<>();
         v.pairs().forEach(p -> pairs.put(new Pair(p.low(), p.high()), p.gbps()));
-        Set<Pair> slow = new SuspectFinder(thresholds).slowPairs(pairs);
+        List<Pair> slow = new SuspectFinder(thresholds).slowPairs(pairs);
         for (Suspect s : suspects) {
             if (s.kind() != Suspect.Kind.LINK || ranks.contains(s.rank()) || ranks.contains(s.peerRank())) {
                 continue;
