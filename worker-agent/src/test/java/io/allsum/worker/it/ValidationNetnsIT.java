@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Validation across hosts: the server and 4 hosts x 2 ring ranks, each host its own network namespace
  * ({@link NetnsHosts}). A healthy group has no suspect in 20 validations; with one host's link slowed by tc,
- * validation names that host. Figures go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where
+ * validation names that host; with one rank's JVM throttled by a CPU quota ({@link CpuQuota}), that rank. Figures go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where
  * namespaces cannot be made.
  */
 class ValidationNetnsIT {
@@ -47,6 +47,12 @@ class ValidationNetnsIT {
     static final Duration DEADLINE = Duration.ofSeconds(300);
     /** Validations of the healthy group, none of which may find a suspect. */
     static final int HEALTHY_RUNS = 20;
+    /**
+     * 10% of a core in 1 ms slices every 10 ms: each figure of the throttled rank spans several slices, so a best
+     * or median of a few repeats cannot dodge the quota (with 100 ms periods a short repeat fits into one slice).
+     */
+    static final long QUOTA_MICROS = 1_000;
+    static final long PERIOD_MICROS = 10_000;
 
     static NetnsHosts net;
     static final List<Process> processes = new ArrayList<>();
@@ -155,6 +161,22 @@ class ValidationNetnsIT {
             });
         } finally {
             net.restoreSpeed(slowHost);
+        }
+    }
+
+    @Test
+    void aRankThrottledByACpuQuotaIsTheOneSuspect() throws Exception {
+        int throttled = 2; // on host 1, with rank 3
+        try (CpuQuota quota = CpuQuota.createOrSkip("allsum-it-" + ProcessHandle.current().pid())) {
+            quota.limit(QUOTA_MICROS, PERIOD_MICROS);
+            quota.add(processes.get(1 + throttled).pid());
+            ValidationResult slow = validate().validation();
+            figure("rank %d throttled (%s): %s", throttled, quota.describe(), slow.suspects());
+            assertThat(slow.verdict()).isEqualTo(ValidationResult.SUSPECTS);
+            assertThat(slow.suspects()).singleElement().satisfies(s -> {
+                assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
+                assertThat(s.rank()).isEqualTo(throttled);
+            });
         }
     }
 
