@@ -33,9 +33,11 @@ class ValidateFaultIT {
     void aRankKilledInThePairPhaseIsOneLineNamingThePhaseAndTheRankAndExit1() throws Exception {
         LauncherProcess.launcherJar();
         LauncherProcess.assumeReactorJars();
-        try (LocalCluster cluster = LocalCluster.start(withCollectiveDeadline(ProcessLayout.resolve(null,
-                        ProcessLayout.findRepoRoot(), ProcessLayout.currentJava())), Backend.RING, RANKS, List.of(),
-                "faulty", new LocalCluster.Options(false, false))) {
+        LocalCluster cluster = LocalCluster.start(withCollectiveDeadline(ProcessLayout.resolve(null,
+                ProcessLayout.findRepoRoot(), ProcessLayout.currentJava())), Backend.RING, RANKS, List.of(), "faulty",
+                new LocalCluster.Options(false, false));
+        boolean passed = false;
+        try {
             new ServerProbe(cluster.serverUri()).awaitHealthy(Deadline.in(Duration.ofSeconds(180)), cluster::checkAlive);
             // 4 MiB pairs, 2000 exchanges each: the pair rounds take seconds, the kill lands inside them.
             LauncherProcess.Started validate = LauncherProcess.start(dir, "validate", "--server",
@@ -47,14 +49,17 @@ class ValidateFaultIT {
             cluster.workers().get(VICTIM).process().destroyForcibly();
 
             LauncherProcess.Result r = validate.await(COLLECTIVE_DEADLINE.plus(MARGIN).toSeconds());
-            System.out.printf(Locale.ROOT, "[validate fault] exit %d %.2f s after the kill (logs %s): %s%n", r.exitCode(),
-                    (System.nanoTime() - killedAt) / 1e9, cluster.logDir(), r.stderr().strip());
+            System.out.printf(Locale.ROOT, "[validate fault] exit %d %.2f s after the kill: %s%n", r.exitCode(),
+                    (System.nanoTime() - killedAt) / 1e9, r.stderr().strip());
 
             assertThat(r.exitCode()).as("stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr()).isEqualTo(ExitCodes.FAILED);
-            assertThat(r.stderrLines()).singleElement().asString()
+            assertThat(r.stderrLines()).as("logs: %s", cluster.logDir()).singleElement().asString()
                     .startsWith("allsum: validation failed in phase pairs: ")
                     .contains("rank " + VICTIM);
             assertThat(r.stdout()).contains("# phase 1: each rank alone").doesNotContain("# phase 2");
+            passed = true;
+        } finally {
+            cluster.close(passed); // the logs stay for a failed run
         }
     }
 
