@@ -38,7 +38,8 @@ class ValidateFaultIT {
                 new LocalCluster.Options(false, false));
         boolean passed = false;
         try {
-            new ServerProbe(cluster.serverUri()).awaitHealthy(Deadline.in(Duration.ofSeconds(180)), cluster::checkAlive);
+            new ServerProbe(cluster.serverUri()).awaitHealthy(Deadline.in(Duration.ofSeconds(180)),
+                    cluster::checkAlive);
             // 4 MiB pairs, 2000 exchanges each: the pair rounds take seconds, the kill lands inside them.
             LauncherProcess.Started validate = LauncherProcess.start(dir, "validate", "--server",
                     cluster.serverUri().toString(), "--group", cluster.group(), "--token", cluster.token(), "-q",
@@ -69,7 +70,8 @@ class ValidateFaultIT {
         Deadline deadline = Deadline.in(Duration.ofSeconds(180));
         while (!validate.stdoutSoFar().contains("# phase 1: each rank alone")) {
             if (!validate.process().isAlive()) {
-                throw new AssertionError("allsum validate exited before the solo phase:\n" + validate.await(1).stderr());
+                throw new AssertionError("allsum validate exited before the solo phase:\n"
+                        + validate.await(1).stderr());
             }
             cluster.checkAlive();
             assertThat(deadline.passed()).as("the solo phase is printed in time").isFalse();

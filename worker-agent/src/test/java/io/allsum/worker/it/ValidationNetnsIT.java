@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Validation across hosts: the server and 4 hosts x 2 ring ranks, each host its own network namespace
  * ({@link NetnsHosts}). A healthy group has no suspect in 20 validations; with one host's link slowed by tc,
- * validation names that host; with one rank's JVM throttled by a CPU quota ({@link CpuQuota}), that rank. Figures go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where
- * namespaces cannot be made.
+ * validation names that host; with one rank's JVM throttled by a CPU quota ({@link CpuQuota}), that rank. Figures
+ * go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where namespaces (or cgroups) cannot be made.
  */
 class ValidationNetnsIT {
 
@@ -49,7 +49,8 @@ class ValidationNetnsIT {
     static final int HEALTHY_RUNS = 20;
     /**
      * 2% of a core, 1 ms every 50 ms: well below a rank's share of two cores that nine JVMs and other builds crowd;
-     * at 10% the throttled rank gets about what the others get there, and validation seldom names it (docs/validate.md).
+     * at 10% the throttled rank gets about what the others get there, and validation seldom names it
+     * (docs/validate.md).
      */
     static final long QUOTA_MICROS = 1_000;
     static final long PERIOD_MICROS = 50_000;
