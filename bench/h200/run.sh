@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -28,7 +28,7 @@ JAVA=$ALLSUM_HOME/runtime/bin/java
 worker_cp() { local cp="" j; while read -r j; do cp="${cp:+$cp:}$ALLSUM_HOME/lib/$j"; done < "$ALLSUM_HOME/lib/worker.classpath"; echo "$cp"; }
 # The benchmarks: the dist's bench jar (lib/bench.classpath); allsum_bench runs bench-rendezvous with allsum's flags.
 source "$repo/bench/classpath.sh"
-allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-} -cp "$(bench_cp)" io.allsum.launcher.BenchCommand "$@"; }
+allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-} -cp "$(bench_cp)" io.allsum.bench.BenchCommand "$@"; }
 # The bench jar's NCCL enqueue probe with the GPU libraries and JVM flags bin/allsum-selfcheck gives the backend;
 # PIN="taskset -c ..." runs it pinned.
 nccl_probe() (
@@ -368,14 +368,21 @@ part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in C
     ${GPU_TESTS:-io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest}
 }
 
-part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times; each line
-  # stamped with ms since the command started (the pair phase: the pairs table's stamp less the solo table's); then
-  # the NCCL backend on one GPU, where a world of 1 is refused
+part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times, each line
+  # stamped with ms since the command started; then each run's pair phase as the job reports it (pairsSeconds: the
+  # slowest rank's clock), and the NCCL backend on one GPU, where a world of 1 is refused
   local rep n
   for rep in $(seq ${REPS:-2}); do for n in ${VALIDATE_RANKS:-4 8 16}; do
     echo "## rep $rep: allsum validate --ranks $n --backend ring"
     stamped allsum validate --ranks $n --backend ring --json $OUT/validate-$n-$rep.json
   done; done
+  echo "## pair phase per run (from --json): ranks rep pairs pairsSeconds verdict"
+  python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "validate-*.json")), key=lambda f: [int(x) for x in f[:-5].split("-")[-2:]]):
+    d = json.load(open(f)); n, rep = f[:-5].split("-")[-2:]
+    print(n, rep, len(d.get("pairs") or []), d.get("pairsSeconds"), d.get("verdict"))
+PY
   echo "## one GPU: allsum validate --ranks 1 --backend nccl"
   CUDA_VISIBLE_DEVICES=0 stamped allsum validate --ranks 1 --backend nccl
 }
@@ -455,6 +462,24 @@ part_ab_start() { # AB_DIST's and this dist's allsum, alternating: cold start to
     first_done "succeeded (" $h/bin/allsum --backend nccl --ranks 1 -b 4 -e 4 -n 1 -w 0
   done; echo "## torch cold start $i"; first_done "TORCH_COLD" python3 bench/h200/torch_cold_start.py; done
   unset CUDA_VISIBLE_DEVICES
+}
+
+part_ab_validate() { # allsum validate on the ring backend with AB_DIST's and this dist, alternating: VALIDATE_RANKS (8 12
+  # 16) local ranks, REPS (3) times; then each run's pair phase and verdict from its --json file
+  local other rep n h tag; other=$(ab_home)
+  for rep in $(seq ${REPS:-3}); do for n in ${VALIDATE_RANKS:-8 12 16}; do for h in $other $ALLSUM_HOME; do
+    tag=$( [ $h = $ALLSUM_HOME ] && echo this || echo ab)
+    echo "## rep $rep: allsum validate --ranks $n --backend ring, $tag dist"
+    secs quiet $h/bin/allsum validate --ranks $n --backend ring -q --json $OUT/validate-$tag-$n-$rep.json
+  done; done; done
+  echo "## per run (from --json): dist ranks rep pairsSeconds verdict suspects"
+  python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "validate-*-*-*.json"))):
+    d = json.load(open(f)); tag, n, rep = f[:-5].split("-")[-3:]
+    print(tag, n, rep, d.get("pairsSeconds"), d.get("verdict"),
+          "; ".join(s["kind"] + " " + str(s["rank"]) + ": " + s["reason"] for s in d.get("suspects") or []))
+PY
 }
 
 part_ab_cpu2() { # the default CPU job (4 ring ranks, 8 B .. 64 MiB) on 2 pinned cores: AB_DIST's allsum, this one's,

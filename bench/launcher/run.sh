@@ -22,4 +22,4 @@ done
 
 echo "## dispatch latency and pipeline overhead ($jobs jobs per world size)"
 "${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java" @packaging/jvm/launcher.jvmargs -Dallsum.repo="$root" \
-  -cp "$BENCH_CP" io.allsum.launcher.BenchCommand bench-dispatch --ranks 4,8 --jobs "$jobs" --warmup-jobs 10
+  -cp "$BENCH_CP" io.allsum.bench.BenchCommand bench-dispatch --ranks 4,8 --jobs "$jobs" --warmup-jobs 10

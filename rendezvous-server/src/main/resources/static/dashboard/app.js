@@ -390,7 +390,7 @@
             <td class="num">${solo.has(r) ? fmt(solo.get(r), 2) : '-'}</td>
             <td class="num">${v.lastArrivals && v.lastArrivals[r] != null ? v.lastArrivals[r] : '-'}</td></tr>`;
         }).join('')}</tbody></table></div>`;
-      html += heatmap(n, pairs, pairMedian, rankWhy, linkWhy);
+      html += heatmap(n, pairs, pairMedian, rankWhy, linkWhy, v.pairsSeconds);
     }
     if (suspects.length) {
       html += `<div class="scroll"><table class="suspects" data-testid="suspects"><caption>Suspects</caption>
@@ -429,7 +429,7 @@
   }
 
   /** N x N, symmetric: a cell's colour is its share of the median pair, its digit the tenths (as the CLI prints). */
-  function heatmap(n, pairs, pairMedian, rankWhy, linkWhy) {
+  function heatmap(n, pairs, pairMedian, rankWhy, linkWhy, pairsSeconds) {
     const head = (r, scope) => {
       const why = rankWhy.get(r);
       return `<th scope="${scope}" class="num${why ? ' suspect' : ''}"${why ? ` title="rank ${r}: ${esc(why)}"` : ''}>${r}${why
@@ -453,7 +453,7 @@
     const legend = HEAT.map(([, label], i) => `<span class="swatch"><span class="heat heat-${HEAT.length - 1 - i}" aria-hidden="true"></span>${label}</span>`).join('');
     return `<figure class="heat-figure" data-testid="heatmap-figure">
       <div class="scroll heat-box"><table class="heatmap" data-testid="heatmap">
-        <caption>Pairs: GB/s each way against the median pair${pairMedian == null ? '' : ' (' + fmt(pairMedian, 2) + ' GB/s)'}</caption>
+        <caption>Pairs: GB/s each way against the median pair${pairMedian == null ? '' : ' (' + fmt(pairMedian, 2) + ' GB/s)'}${pairsSeconds == null ? '' : `, measured in ${fmt(pairsSeconds, 2)} s`}</caption>
         <thead><tr><th scope="col"><span class="sr-only">rank</span></th>${Array.from({ length: n }, (_, r) => head(r, 'col')).join('')}</tr></thead>
         <tbody>${rows}</tbody></table></div>
       <figcaption class="legend" data-testid="legend">${legend}
@@ -487,7 +487,7 @@
   // ---- history of the same sweep
 
   function sweepKey(s) {
-    return [s.op, s.dtype, s.op && reduces(s.op) ? s.redop : '', s.minBytes, s.maxBytes, s.stepFactor, s.inPlace].join('|');
+    return [s.op, s.dtype, s.op && reduces(s.op) ? s.redop : '', s.minBytes, s.maxBytes, s.stepFactor, s.stepBytes, s.inPlace, (s.excludeRanks || []).join(',')].join('|');
   }
 
   function renderHistory(job) {
@@ -820,7 +820,7 @@
 
   function sweepLabel(s) {
     if (!s || !s.op) return '-';
-    return `${s.validation ? 'validation, ' : ''}${s.op} ${s.dtype}${reduces(s.op) ? ' ' + s.redop : ''} ${bytes(s.minBytes)}..${bytes(s.maxBytes)} x${s.stepFactor}`;
+    return `${s.validation ? 'validation, ' : ''}${s.op} ${s.dtype}${reduces(s.op) ? ' ' + s.redop : ''} ${bytes(s.minBytes)}..${bytes(s.maxBytes)} ${s.stepBytes ? '+' + bytes(s.stepBytes) : 'x' + s.stepFactor}${s.excludeRanks && s.excludeRanks.length ? ', without ranks ' + s.excludeRanks.join(', ') : ''}`;
   }
 
   /** [0,1,2,5] -> "0-2, 5" */

@@ -16,6 +16,7 @@ import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -43,7 +44,7 @@ import java.util.stream.IntStream;
  * with the ring backend) and stops them afterwards; with --server and --group it submits the job to that cluster.
  */
 @Command(name = "allsum", mixinStandardHelpOptions = true, version = "allsum " + AllsumCommand.VERSION,
-        sortOptions = false, usageHelpAutoWidth = true,
+        sortOptions = false, usageHelpAutoWidth = true, defaultValueProvider = AllsumCommand.SweepDefaults.class,
         description = "Runs a collective sweep on a local group of ranks (or on a running cluster with --server) "
                 + "and prints an nccl-tests-style table.",
         exitCodeListHeading = "%nExit codes:%n",
@@ -85,25 +86,8 @@ public final class AllsumCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            defaultValue = "8", description = "Smallest size of the sweep, e.g. 8, 1K, 64M (default ${DEFAULT-VALUE}).")
-    long minBytes;
-
-    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            defaultValue = "64M", description = "Largest size of the sweep (default ${DEFAULT-VALUE}).")
-    long maxBytes;
-
-    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "2",
-            description = "Multiply the size by N between steps (default ${DEFAULT-VALUE}).")
-    int stepFactor;
-
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20",
-            description = "Timed iterations per size (default ${DEFAULT-VALUE}).")
-    int iterations;
-
-    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5",
-            description = "Warm-up iterations per size (default ${DEFAULT-VALUE}).")
-    int warmupIterations;
+    @Mixin
+    SweepOptions sweep;
 
     @Option(names = {"-c", "--check"}, paramLabel = "0|1", defaultValue = "1",
             description = "Verify every result element (default ${DEFAULT-VALUE}).")
@@ -131,14 +115,8 @@ public final class AllsumCommand implements Callable<Integer> {
     @Option(names = "--in-place", description = "Use one buffer for input and output.")
     boolean inPlace;
 
-    @Option(names = "--ranks", paramLabel = "N",
-            description = "Local ranks to start (default: one per GPU with NCCL, else 4 CPU ranks).")
-    Integer ranks;
-
-    @Option(names = "--backend", paramLabel = "auto|nccl|ring", defaultValue = "auto",
-            description = "Communicator of the local ranks; auto picks nccl when nvidia-smi lists GPUs "
-                    + "(default ${DEFAULT-VALUE}).")
-    BackendChoice backend;
+    @Mixin
+    ClusterOptions target;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the job and its environment as JSON.")
     Path jsonFile;
@@ -150,20 +128,6 @@ public final class AllsumCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "Keep the local server and workers running after the job (Ctrl-C stops them).")
     boolean keep;
 
-    @Option(names = "--server", paramLabel = "URL", description = "Run on an existing cluster: its rendezvous server.")
-    URI server;
-
-    @Option(names = "--group", paramLabel = "NAME", description = "The cluster's group to run on (with --server).")
-    String group;
-
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
-            description = "Bearer token of the server (default: $ALLSUM_TOKEN).")
-    String token;
-
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
-            description = "Deadline of the whole run: start-up, joins and the job (default ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
-
     @Option(names = "--wait-for-ranks", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long to wait for missing ranks of the group, e.g. 30s, 5m (default with --server: "
                     + "10s, so that a group with a rank down fails at once; local runs: the --timeout).")
@@ -174,8 +138,12 @@ public final class AllsumCommand implements Callable<Integer> {
                     + "2 the fastest rank's, 3 the slowest rank's (default ${DEFAULT-VALUE}).")
     int average;
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
-    boolean quiet;
+    /** allsum's sweep: nccl-tests' defaults. */
+    static final class SweepDefaults extends SweepOptions.Defaults {
+        SweepDefaults() {
+            super("8", "64M", 2, 20, 5);
+        }
+    }
 
     /** --backend values: auto decides by looking for GPUs. */
     public enum BackendChoice { auto, nccl, ring }
@@ -225,7 +193,7 @@ public final class AllsumCommand implements Callable<Integer> {
         return commandLine(out, err).execute(args);
     }
 
-    static CommandLine commandLine(PrintStream out, PrintStream err) {
+    public static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new AllsumCommand());
         cl.addSubcommand("validate", new ValidateCommand()); // before setOut/setErr, which reach existing subcommands
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
@@ -252,16 +220,14 @@ public final class AllsumCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        progress = Progress.toStderr(quiet);
+        progress = Progress.toStderr(target.quiet);
         int exit = ExitCodes.FAILED;
         String error = null;
         try {
             validate();
             JobSpec jobSpec = jobSpec();
-            // One clock for the whole command, from the JVM's start, named as the user gave it.
-            Deadline deadline = Deadline.sinceProcessStart(Duration.ofSeconds(timeoutSeconds),
-                    "--timeout " + timeoutSeconds + " s");
-            exit = server != null ? runRemote(jobSpec, deadline) : runLocal(jobSpec, deadline);
+            Deadline deadline = target.deadline();
+            exit = target.server != null ? runRemote(jobSpec, deadline) : runLocal(jobSpec, deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -343,6 +309,10 @@ public final class AllsumCommand implements Callable<Integer> {
         if (s.minBytes() > 0 && s.minBytes() % granule != 0) {
             warnings.add("-b/--minbytes " + s.minBytes() + " runs as " + sizes.getFirst() + " B: sizes are " + unit);
         }
+        if (s.stepsLinearly() && s.stepBytes() % granule != 0 && sizes.size() > 1) {
+            warnings.add("-i/--stepbytes " + s.stepBytes() + " is no multiple of " + granule + " B: each size is "
+                    + "rounded down (sizes are " + unit + ")" + (s.stepBytes() < granule ? ", a repeated size runs once" : ""));
+        }
         if (s.maxBytes() % granule != 0 && s.maxBytes() > s.minBytes()) {
             warnings.add("-e/--maxbytes " + s.maxBytes() + " is rounded down (sizes are " + unit + "); the largest "
                     + "size is " + sizes.getLast() + " B");
@@ -352,9 +322,9 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** The job the options describe. */
     JobSpec jobSpec() {
-        // --timeout bounds the whole run; the job's own deadline cannot exceed what the server accepts.
-        return new JobSpec(collective, dataType, reduceOp, root, minBytes, maxBytes, stepFactor, iterations,
-                warmupIterations, inPlace, check == 1, Math.min(timeoutSeconds, JobSpecRules.MAX_TIMEOUT_SECONDS));
+        return new JobSpec(collective, dataType, reduceOp, root, sweep.minBytes, sweep.maxBytes, sweep.stepFactor(),
+                sweep.iterations, sweep.warmupIterations, inPlace, check == 1, target.jobTimeoutSeconds(), null,
+                sweep.stepBytes, null);
     }
 
     /**
@@ -376,6 +346,7 @@ public final class AllsumCommand implements Callable<Integer> {
             case "minBytes" -> "-b/--minbytes";
             case "maxBytes" -> "-e/--maxbytes";
             case "stepFactor" -> "-f/--stepfactor";
+            case "stepBytes" -> "-i/--stepbytes";
             case "iterations" -> "-n/--iters";
             case "warmupIterations" -> "-w/--warmup_iters";
             case "timeoutSeconds" -> "--timeout";
@@ -390,54 +361,19 @@ public final class AllsumCommand implements Callable<Integer> {
     /** Checks what picocli's types cannot: ranges and combinations. Throws a usage error naming the option. */
     void validate() {
         List<String> problems = new ArrayList<>();
-        if (minBytes < 0) {
-            problems.add("-b/--minbytes must not be negative");
-        }
-        if (maxBytes < minBytes) {
-            problems.add("-e/--maxbytes (" + maxBytes + ") is below -b/--minbytes (" + minBytes + ")");
-        }
-        if (stepFactor < 1) {
-            problems.add("-f/--stepfactor must be at least 1");
-        } else if (stepFactor == 1 && minBytes != maxBytes) {
-            // nccl-tests steps linearly (-i) when the factor is 1; allsum's sweep only multiplies.
-            problems.add("-f/--stepfactor 1 would run only -b/--minbytes: allsum has no linear step (nccl-tests' -i);"
-                    + " use -f 2 or more, or -b equal to -e for one size");
-        }
-        if (iterations < 1) {
-            problems.add("-n/--iters must be at least 1");
-        }
-        if (warmupIterations < 0) {
-            problems.add("-w/--warmup_iters must not be negative");
-        }
+        sweep.check(problems);
+        target.check(problems, 1, "");
         if (check != 0 && check != 1) {
             problems.add("-c/--check must be 0 or 1");
         }
         if (waitForRanks != null && (waitForRanks.isNegative() || waitForRanks.isZero())) {
             problems.add("--wait-for-ranks must be positive");
         }
-        if (timeoutSeconds < 1) {
-            problems.add("--timeout must be at least 1 second");
-        }
-        if (ranks != null && ranks < 1) {
-            problems.add("--ranks must be at least 1");
-        }
         if (average < 0 || average > 3) {
             problems.add("-a/--average must be 0 (rank 0), 1 (average), 2 (min) or 3 (max)");
         }
-        if (server != null) {
-            if (group == null) {
-                problems.add("--server needs --group (the cluster's group to run on)");
-            }
-            if (ranks != null || keep || backend != BackendChoice.auto) {
-                problems.add("--ranks, --backend and --keep are for local runs; the cluster at --server has its own");
-            }
-            String scheme = server.getScheme();
-            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
-                problems.add("--server must be http(s)://host:port, was '" + server + "'");
-            }
-        }
-        if (group != null && !io.allsum.model.Protocol.GROUP_NAME.matcher(group).matches()) {
-            problems.add("--group must match " + io.allsum.model.Protocol.GROUP_NAME.pattern());
+        if (target.server != null && keep) {
+            problems.add("--keep is for local runs; the cluster at --server has its own");
         }
         if (plotFile != null && BandwidthPlot.formatProblem(plotFile) != null) {
             problems.add(BandwidthPlot.formatProblem(plotFile));
@@ -448,7 +384,7 @@ public final class AllsumCommand implements Callable<Integer> {
     }
 
     private int runLocal(JobSpec jobSpec, Deadline deadline) {
-        LocalPlan plan = LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
+        LocalPlan plan = LocalPlan.decide(target.backend, target.ranks, GpuProbe::listGpus);
         planned = plan;
         runMode = "local";
         // Everything the server would refuse is refused here, before a single process starts.
@@ -460,13 +396,13 @@ public final class AllsumCommand implements Callable<Integer> {
         sizeWarnings(jobSpec, plan.ranks()).forEach(progress::warn);
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
-        String groupName = group != null ? group : LOCAL_GROUP;
+        String groupName = target.group != null ? target.group : LOCAL_GROUP;
         progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
                 + layout.description() + ")");
         // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, keep));
+                new LocalCluster.Options(aot, keep, deadline, progress::event));
         runServer = cluster.serverUri();
         logDir = cluster.logDir();
         Runnable whileWaiting = () -> {
@@ -515,16 +451,16 @@ public final class AllsumCommand implements Callable<Integer> {
 
     private int runRemote(JobSpec jobSpec, Deadline deadline) {
         runMode = "remote";
-        runServer = server;
+        runServer = target.server;
         // What does not depend on the group is refused before any request.
         preflight(Math.max(1, root + 1), null);
-        String problem = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+        String problem = new ServerProbe(target.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
         if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + server + " (" + problem + ")");
+            throw new LauncherException("cannot reach the allsum server at " + target.server + " (" + problem + ")");
         }
         phase("serverHealthy");
-        try (AllsumClient client = Clients.connect(server, token)) {
-            JobSession session = new JobSession(client, group, AllsumCommand::checkInterrupted, progress);
+        try (AllsumClient client = Clients.connect(target.server, target.token)) {
+            JobSession session = new JobSession(client, target.group, AllsumCommand::checkInterrupted, progress);
             runJob(session, jobSpec, deadline, waitForRanks != null ? waitForRanks : REMOTE_RANKS_WAIT, false,
                     rank -> null);
             return report("remote");
@@ -543,7 +479,7 @@ public final class AllsumCommand implements Callable<Integer> {
                 status.worldSize(), status.group(), phases.get("groupComplete"), status.generation(), status.backend()));
         // The group's size and backend are known now: refuse what its server would, with the option's name.
         preflight(status.worldSize(), status.backend());
-        if (server != null) {
+        if (target.server != null) {
             sizeWarnings(jobSpec, status.worldSize()).forEach(progress::warn);
         }
         List<ResultTable.RankLine> rankLines = new ArrayList<>();
@@ -605,7 +541,7 @@ public final class AllsumCommand implements Callable<Integer> {
             List<String> args = spec.commandLine().getParseResult() == null ? List.of()
                     : List.copyOf(spec.commandLine().getParseResult().originalArgs());
             writeJson(new RunRecord(RunRecord.SCHEMA_VERSION, VERSION, runMode, runServer == null ? null
-                    : runServer.toString(), groupSeen != null ? groupSeen.group() : group, backendName, world, args,
+                    : runServer.toString(), groupSeen != null ? groupSeen.group() : target.group, backendName, world, args,
                     exitCode, error, statistic().name().toLowerCase(Locale.ROOT), avgBusBw, sizes, environment(),
                     new LinkedHashMap<>(phases), groupSeen, jobSeen));
         } catch (RuntimeException e) {
@@ -661,7 +597,7 @@ public final class AllsumCommand implements Callable<Integer> {
         env.put("java", System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
         Map<String, String> versions = new LinkedHashMap<>();
         versions.put("java", System.getProperty("java.runtime.version"));
-        if (server == null) {
+        if (target.server == null) {
             List<String> gpus = GpuProbe.listGpus();
             env.put("gpus", gpus);
             // CUDA and NCCL of this host; a remote cluster's are its own, which the server does not report.

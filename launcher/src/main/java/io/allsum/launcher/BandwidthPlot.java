@@ -77,7 +77,8 @@ public final class BandwidthPlot {
                 <text class="title" x="%d" y="24">%s</text>
                 <text class="sub" x="%d" y="43">%s</text>
                 """, WIDTH, HEIGHT, WIDTH, HEIGHT, xml(title), WIDTH, HEIGHT, LEFT, xml(title), LEFT,
-                xml(bytes(s.minBytes()) + " to " + bytes(s.maxBytes()) + " x" + s.stepFactor() + ", "
+                xml(bytes(s.minBytes()) + " to " + bytes(s.maxBytes())
+                        + (s.stepsLinearly() ? " +" + bytes(s.stepBytes()) : " x" + s.stepFactor()) + ", "
                         + s.iterations() + " iterations" + (subtitle == null || subtitle.isBlank() ? "" : ", " + subtitle))));
         if (points.isEmpty()) {
             svg.append(String.format(Locale.ROOT, "<text class=\"label\" x=\"%d\" y=\"%d\">no measured size to plot</text>%n",

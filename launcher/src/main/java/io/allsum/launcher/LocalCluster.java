@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * A rendezvous server and its workers as child processes of this launcher, on loopback, with a random token. Each
@@ -36,9 +37,15 @@ public final class LocalCluster implements AutoCloseable {
     /**
      * @param aot        use (or, first after a build, record) the JVMs' AOT caches where the layout has them
      * @param workerHttp give each worker its HTTP port (actuator, job relay); a plain run talks only to the server
+     * @param deadline   the command's: waits for the AOT extraction end there (null: only the extraction's own cap)
+     * @param say        hears what a long wait waits for (progress on stderr)
      */
-    public record Options(boolean aot, boolean workerHttp) {
+    public record Options(boolean aot, boolean workerHttp, Deadline deadline, Consumer<String> say) {
         public static final Options DEFAULT = new Options(true, true);
+
+        public Options(boolean aot, boolean workerHttp) {
+            this(aot, workerHttp, null, message -> { });
+        }
     }
 
     /** How long a JVM that records an AOT cache gets to write it after SIGTERM (seconds of CPU on a busy machine). */
@@ -93,10 +100,15 @@ public final class LocalCluster implements AutoCloseable {
             ProcessLayout.Program workerProgram = layout.worker(backend, options.workerHttp());
             if (options.aot()) {
                 // Both extractions (once per build) at the same time: each is a short JVM of its own.
-                var serverReady = java.util.concurrent.CompletableFuture.supplyAsync(() -> prepare(layout.server()),
-                        Thread::startVirtualThread);
-                workerProgram = prepare(workerProgram);
-                serverProgram = serverReady.join();
+                Deadline deadline = options.deadline() != null ? options.deadline() : Deadline.in(AotCache.EXTRACT_CAP);
+                var serverReady = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> prepare(layout.server(), deadline, options.say()), Thread::startVirtualThread);
+                workerProgram = prepare(workerProgram, deadline, options.say());
+                try {
+                    serverProgram = serverReady.join();
+                } catch (java.util.concurrent.CompletionException e) {
+                    throw e.getCause() instanceof RuntimeException cause ? cause : e;
+                }
             } else {
                 serverProgram = serverProgram.withoutAot();
                 workerProgram = workerProgram.withoutAot();
@@ -148,12 +160,13 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** The program as this run starts it: from the extracted jar when extraction worked, else the fat jar. */
-    private static ProcessLayout.Program prepare(ProcessLayout.Program program) {
+    private static ProcessLayout.Program prepare(ProcessLayout.Program program, Deadline deadline,
+                                                 Consumer<String> say) {
         if (program.aot() == null) {
             return program;
         }
         Path java = Path.of(program.jvm().getFirst());
-        return program.aot().extract(java) ? program.extracted() : program.withoutAot();
+        return program.aot().extract(java, deadline, say) ? program.extracted() : program.withoutAot();
     }
 
     /** Where this run records the program's cache, or null when the cache is ready (or there is none). */

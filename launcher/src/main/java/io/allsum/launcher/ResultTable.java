@@ -33,9 +33,10 @@ public final class ResultTable {
         JobSpec s = spec.withDefaults();
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT,
-                "# allsum %s  backend: %s  ranks: %d  minBytes %d maxBytes %d step: %d(factor) warmup iters: %d"
+                "# allsum %s  backend: %s  ranks: %d  minBytes %d maxBytes %d step: %s warmup iters: %d"
                         + " iters: %d validation: %d in-place: %d%n",
-                s.op(), backend, worldSize, s.minBytes(), s.maxBytes(), s.stepFactor(), s.warmupIterations(),
+                s.op(), backend, worldSize, s.minBytes(), s.maxBytes(),
+                s.stepsLinearly() ? s.stepBytes() + "(bytes)" : s.stepFactor() + "(factor)", s.warmupIterations(),
                 s.iterations(), s.verify() ? 1 : 0, s.inPlace() ? 1 : 0));
         out.append(String.format(Locale.ROOT, "# time: %s per iteration (-a %d)%n", statistic.description(),
                 statistic.ordinal()));

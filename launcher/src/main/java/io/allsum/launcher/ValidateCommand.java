@@ -9,34 +9,46 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
+import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.format.ByteSize;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.Suspect;
+import io.allsum.model.validate.SuspectFinder;
+import io.allsum.model.validate.Thresholds;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 /**
  * {@code allsum validate}: one validation job (each rank alone, every pair, the all-reduce sweep, a verdict) on a
- * local group or a running cluster, each phase printed once measured ({@link ValidationReport}), the verdict last.
+ * local group or a running cluster, each phase printed once measured ({@link ValidationReport}), the verdict last;
+ * with {@code --exclude}, the sweep once more without the suspects.
  */
 @Command(name = "validate", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        defaultValueProvider = ValidateCommand.SweepDefaults.class,
         description = "Finds the slow GPU, link or host of a group in one job: each rank alone, every pair "
                 + "(round-robin, N-1 rounds), the all-reduce sweep, then robust statistics name the suspects.",
         exitCodeListHeading = "%nExit codes:%n",
@@ -48,43 +60,11 @@ public final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--ranks", paramLabel = "N",
-            description = "Local ranks to start (default: one per GPU with NCCL, else 4 CPU ranks).")
-    Integer ranks;
+    @Mixin
+    ClusterOptions target;
 
-    @Option(names = "--backend", paramLabel = "auto|nccl|ring", defaultValue = "auto",
-            description = "Communicator of the local ranks (default: ${DEFAULT-VALUE}).")
-    AllsumCommand.BackendChoice backend;
-
-    @Option(names = "--server", paramLabel = "URL", description = "Validate a running cluster: its rendezvous server.")
-    URI server;
-
-    @Option(names = "--group", paramLabel = "NAME", description = "The cluster's group to validate (with --server).")
-    String group;
-
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
-            description = "Bearer token of the server (default: $ALLSUM_TOKEN).")
-    String token;
-
-    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            defaultValue = "1K", description = "Smallest all-reduce size of the sweep (default: ${DEFAULT-VALUE}).")
-    long minBytes;
-
-    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            defaultValue = "4M", description = "Largest all-reduce size (default: ${DEFAULT-VALUE}).")
-    long maxBytes;
-
-    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "4",
-            description = "Size multiplier of the sweep (default: ${DEFAULT-VALUE}).")
-    int stepFactor;
-
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "10",
-            description = "Timed all-reduces per size (default: ${DEFAULT-VALUE}).")
-    int iterations;
-
-    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "2",
-            description = "Untimed all-reduces per size (default: ${DEFAULT-VALUE}).")
-    int warmupIterations;
+    @Mixin
+    SweepOptions sweep;
 
     @Option(names = "--solo-bytes", paramLabel = "SIZE", converter = ByteSizeConverter.class,
             description = "Buffer each rank reduces alone (default: the server's, 16M).")
@@ -113,25 +93,67 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "Write the verdict, suspects, pairs and ranks as JSON (always, whatever the outcome).")
     Path jsonFile;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
-            description = "Deadline of the whole run (default: ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
+    /** A short sweep: the pairs and the verdict are what validate is for. */
+    static final class SweepDefaults extends SweepOptions.Defaults {
+        SweepDefaults() {
+            super("1K", "4M", 4, 10, 2);
+        }
+    }
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
-    boolean quiet;
+    @Option(names = "--exclude", description = "When the verdict names suspects, run the all-reduce sweep again "
+            + "without them and compare the bus bandwidth.")
+    boolean exclude;
 
     private Progress progress;
     private Job jobSeen;
     private GroupStatus groupSeen;
+    private Map<String, Object> excludedSeen;
+
+    /**
+     * The ranks to leave out for the suspects: a rank suspect's rank, every rank of a host suspect, and for a link
+     * whose ends are both still in, the end in more outlier pairs (the higher rank on a tie). {@code because} names
+     * the suspects that put ranks in; a group suspect names no rank.
+     */
+    record LeftOut(List<Integer> ranks, List<String> because) {
+    }
+
+    static LeftOut ranksToLeaveOut(ValidationResult v, Thresholds thresholds) {
+        SortedSet<Integer> ranks = new TreeSet<>();
+        List<String> because = new ArrayList<>();
+        List<Suspect> suspects = v.suspects() == null ? List.of() : v.suspects();
+        for (Suspect s : suspects) {
+            if (s.kind() == Suspect.Kind.RANK && ranks.add(s.rank())) {
+                because.add("rank " + s.rank());
+            } else if (s.kind() == Suspect.Kind.HOST) {
+                v.ranks().stream().filter(p -> s.host().equals(p.host())).forEach(p -> ranks.add(p.rank()));
+                because.add("host " + s.host());
+            }
+        }
+        Map<Pair, Double> pairs = new HashMap<>();
+        v.pairs().forEach(p -> pairs.put(new Pair(p.low(), p.high()), p.gbps()));
+        List<Pair> slow = new SuspectFinder(thresholds).slowPairs(pairs);
+        for (Suspect s : suspects) {
+            if (s.kind() != Suspect.Kind.LINK || ranks.contains(s.rank()) || ranks.contains(s.peerRank())) {
+                continue;
+            }
+            long one = slow.stream().filter(p -> p.has(s.rank())).count();
+            long other = slow.stream().filter(p -> p.has(s.peerRank())).count();
+            int end = one != other ? (one > other ? s.rank() : s.peerRank()) : Math.max(s.rank(), s.peerRank());
+            ranks.add(end);
+            because.add("link " + s.rank() + "-" + s.peerRank());
+        }
+        return new LeftOut(List.copyOf(ranks), List.copyOf(because));
+    }
 
     @Override
     public Integer call() {
-        progress = Progress.toStderr(quiet);
+        progress = Progress.toStderr(target.quiet);
         int exit = ExitCodes.FAILED;
         String error = null;
         try {
             checkOptions();
-            exit = server != null ? runRemote() : runLocal();
+            Deadline deadline = target.deadline();
+            exit = target.server != null ? runRemote(deadline) : runLocal(deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -152,40 +174,21 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     JobSpec jobSpec() {
-        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, minBytes, maxBytes, stepFactor,
-                iterations, warmupIterations, false, true, Math.min(timeoutSeconds, JobSpecRules.MAX_TIMEOUT_SECONDS),
+        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
+                sweep.stepFactor(), sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
                 new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
-                        expectBusBandwidth));
+                        expectBusBandwidth), sweep.stepBytes, null);
     }
 
     private void checkOptions() {
         List<String> problems = new ArrayList<>();
-        if (ranks != null && ranks < 2) {
-            problems.add("--ranks must be at least 2: validate measures every pair of ranks");
-        }
-        if (timeoutSeconds < 1) {
-            problems.add("--timeout must be at least 1 second");
-        }
-        if (server != null) {
-            if (group == null) {
-                problems.add("--server needs --group (the cluster's group to validate)");
-            }
-            if (ranks != null || backend != AllsumCommand.BackendChoice.auto) {
-                problems.add("--ranks and --backend are for local runs; the cluster at --server has its own");
-            }
-            String scheme = server.getScheme();
-            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
-                problems.add("--server must be http(s)://host:port, was '" + server + "'");
-            }
-        }
-        if (group != null && !io.allsum.model.Protocol.GROUP_NAME.matcher(group).matches()) {
-            problems.add("--group must match " + io.allsum.model.Protocol.GROUP_NAME.pattern());
-        }
+        target.check(problems, 2, ": validate measures every pair of ranks");
+        sweep.check(problems);
         if (!problems.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
         }
         // what the server would refuse, for any group of at least 2 ranks
-        preflight(Math.max(2, ranks == null ? 2 : ranks));
+        preflight(Math.max(2, target.ranks == null ? 2 : target.ranks));
     }
 
     private void preflight(int worldSize) {
@@ -209,21 +212,21 @@ public final class ValidateCommand implements Callable<Integer> {
         };
     }
 
-    private int runLocal() {
-        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
-        AllsumCommand.LocalPlan plan = AllsumCommand.LocalPlan.decide(backend, ranks, GpuProbe::listGpus);
+    private int runLocal(Deadline deadline) {
+        AllsumCommand.LocalPlan plan = AllsumCommand.LocalPlan.decide(target.backend, target.ranks, GpuProbe::listGpus);
         if (plan.ranks() < 2) {
             throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
                     + plan.ranks() + " GPU; use --backend ring --ranks N for CPU ranks", null);
         }
+        AllsumCommand.sizeWarnings(jobSpec(), plan.ranks()).forEach(progress::warn);
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
-        String groupName = group != null ? group : AllsumCommand.LOCAL_GROUP;
+        String groupName = target.group != null ? target.group : AllsumCommand.LOCAL_GROUP;
         progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
                 + layout.description() + ")");
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, false));
+                new LocalCluster.Options(aot, false, deadline, progress::event));
         boolean ran = false;
         try {
             new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
@@ -237,14 +240,13 @@ public final class ValidateCommand implements Callable<Integer> {
         }
     }
 
-    private int runRemote() {
-        Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
-        String problem = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+    private int runRemote(Deadline deadline) {
+        String problem = new ServerProbe(target.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
         if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + server + " (" + problem + ")");
+            throw new LauncherException("cannot reach the allsum server at " + target.server + " (" + problem + ")");
         }
-        try (AllsumClient client = Clients.connect(server, token)) {
-            return validate(new JobSession(client, group, () -> { }, progress), deadline, false);
+        try (AllsumClient client = Clients.connect(target.server, target.token)) {
+            return validate(new JobSession(client, target.group, () -> { }, progress), deadline, false);
         }
     }
 
@@ -256,6 +258,9 @@ public final class ValidateCommand implements Callable<Integer> {
                     + "measures every pair and needs at least 2", null);
         }
         preflight(status.worldSize());
+        if (target.server != null) {
+            AllsumCommand.sizeWarnings(jobSpec(), status.worldSize()).forEach(progress::warn);
+        }
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
                 status.worldSize(), status.group(), status.generation(), status.backend()));
         PrintWriter out = spec.commandLine().getOut();
@@ -274,7 +279,57 @@ public final class ValidateCommand implements Callable<Integer> {
             throw new LauncherException("validation failed in phase " + phase + ": job " + done.jobId() + " "
                     + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
         }
+        if (exclude) {
+            sweepWithout(session, deadline, done, report, out);
+        }
         return ValidationResult.HEALTHY.equals(v.verdict()) ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    /**
+     * {@code --exclude}: the validation's sweep again on the ranks the suspects leave, its table, and one line
+     * comparing the largest size's bus bandwidth with the whole group's; one line instead when nothing is left out.
+     */
+    private void sweepWithout(JobSession session, Deadline deadline, Job validation, ValidationReport report,
+                              PrintWriter out) {
+        ValidationResult v = validation.validation();
+        LeftOut left = ranksToLeaveOut(v, validation.spec().validation().thresholds());
+        int worldSize = v.ranks().size();
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("ranks", left.ranks());
+        record.put("because", left.because());
+        excludedSeen = record;
+        String skipped = left.ranks().isEmpty()
+                ? (v.suspects().isEmpty() ? "healthy" : "the suspects name no rank") + ", nothing is excluded"
+                : worldSize - left.ranks().size() < 2 ? "leaving out ranks " + left.ranks() + " would leave "
+                + (worldSize - left.ranks().size()) + " of " + worldSize + " ranks, fewer than 2: skipped" : null;
+        if (skipped != null) {
+            record.put("skipped", skipped);
+            out.println("exclude: " + skipped);
+            out.flush();
+            return;
+        }
+        JobSpec sweep = jobSpec();
+        JobSpec without = new JobSpec(sweep.op(), sweep.dtype(), sweep.redop(), sweep.root(), sweep.minBytes(),
+                sweep.maxBytes(), sweep.stepFactor(), sweep.iterations(), sweep.warmupIterations(), sweep.inPlace(),
+                sweep.verify(), sweep.timeoutSeconds(), null, sweep.stepBytes(), left.ranks());
+        Job done = session.follow(session.submit(without), deadline);
+        record.put("job", done);
+        if (done.state() != JobState.SUCCEEDED || done.results().isEmpty()) {
+            throw new LauncherException("the sweep without ranks " + left.ranks() + " failed: job " + done.jobId()
+                    + " " + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
+        }
+        SizeResult all = validation.results().getLast();
+        SizeResult kept = done.results().getLast();
+        double ratio = kept.busBandwidthGBps() / all.busBandwidthGBps();
+        String line = String.format(Locale.ROOT, "without ranks %s (%s): busbw %.3g GB/s at %s against %.3g GB/s "
+                        + "with all %d (%.2fx)", left.ranks(), String.join(", ", left.because()),
+                kept.busBandwidthGBps(), ByteSize.format(kept.bytes()), all.busBandwidthGBps(), worldSize, ratio);
+        record.put("rows", done.results());
+        record.put("ratio", ratio);
+        record.put("summary", line);
+        report.excluded(done, left.ranks(), v);
+        out.println(line);
+        out.flush();
     }
 
     /** The JSON record: verdict, suspects, pairs, ranks first; the job and the outcome after. */
@@ -289,6 +344,7 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("pairsSeconds", v == null ? null : v.pairsSeconds());
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
         record.put("phase", v == null ? null : v.phase());
+        record.put("excluded", excludedSeen);
         record.put("exitCode", exit);
         record.put("error", error);
         record.put("group", groupSeen);

@@ -117,6 +117,20 @@ final class ValidationReport {
         }
     }
 
+    /** The sweep without {@code left} (a job with those {@code excludeRanks}): its table, the kept ranks' lines. */
+    void excluded(Job sweep, List<Integer> left, ValidationResult v) {
+        out.println("# without ranks " + left + ": the all-reduce sweep on the other " + (worldSize - left.size())
+                + " ranks (time: the slowest rank)");
+        List<ResultTable.RankLine> lines = v.ranks().stream().filter(p -> !left.contains(p.rank()))
+                .map(p -> new ResultTable.RankLine(p.rank(), null, p.host(), p.device(), null)).toList();
+        out.print(ResultTable.header(sweep.spec(), backend, worldSize - left.size(), lines));
+        for (SizeResult row : sweep.results()) {
+            out.println(ResultTable.row(sweep.spec(), row));
+        }
+        out.print(ResultTable.footer(sweep));
+        out.flush();
+    }
+
     private void verdict(ValidationResult v) {
         out.println("# phase 4: verdict: " + v.verdict());
         if (v.suspects() != null && !v.suspects().isEmpty()) {

@@ -187,8 +187,50 @@ class AllsumCommandOptionsTest {
     void aStepFactorOfOneIsRefusedUnlessTheSweepIsOneSize() {
         assertThat(run("-f", "1")).isEqualTo(ExitCodes.USAGE);
         assertThat(stderr().lines().toList()).hasSize(1).first().asString().contains("-f/--stepfactor 1",
-                "no linear step");
+                "-i/--stepbytes");
         assertThat(parse("-f", "1", "-b", "1K", "-e", "1K").jobSpec().stepFactor()).isEqualTo(1);
+    }
+
+    @Test
+    void stepBytesStepsLinearlyAsNcclTestsDashIWithoutDashF() {
+        JobSpec spec = parse("-b", "1K", "-e", "4K", "-i", "1K").jobSpec();
+
+        assertThat(spec.stepBytes()).isEqualTo(1024L);
+        assertThat(spec.stepFactor()).isEqualTo(1);
+        assertThat(spec.sizes(4)).containsExactly(1024L, 2048L, 3072L, 4096L);
+        assertThat(parse("--stepbytes", "512", "-f", "1", "-b", "1K", "-e", "2K").jobSpec().sizes(4))
+                .containsExactly(1024L, 1536L, 2048L);
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("-i, --stepbytes=SIZE");
+    }
+
+    @Test
+    void stepBytesWithAStepFactorAboveOneIsOneLineNamingTheOption() {
+        int code = run("--backend", "ring", "-i", "1K", "-f", "2");
+
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        assertThat(stderr().lines().toList()).singleElement().asString().isEqualTo("allsum: -i/--stepbytes: is a "
+                + "linear step, for a stepFactor of 1 (or none), but stepFactor is 2: give one of the two "
+                + "(see allsum --help)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-i 0", "-b 8 -e 1M -i 8", "-i 1M -f 4", "-i -1"})
+    void wrongStepBytesExitWithUsageAndOneLine(String args) {
+        int code = run(("--backend ring --ranks 2 " + args).split(" "));
+
+        assertThat(code).isEqualTo(ExitCodes.USAGE);
+        assertThat(stderr().lines().toList()).singleElement().asString().startsWith("allsum: ");
+    }
+
+    @Test
+    void aStepBytesThatIsNoWholeElementIsWarnedAbout() {
+        assertThat(AllsumCommand.sizeWarnings(parse("-b", "8", "-e", "32", "-i", "6").jobSpec(), 4))
+                .containsExactly("-i/--stepbytes 6 is no multiple of 4 B: each size is rounded down (sizes are whole "
+                        + "float32 elements (4 B))");
+        assertThat(AllsumCommand.sizeWarnings(parse("-b", "8", "-e", "32", "-i", "2").jobSpec(), 4)).singleElement()
+                .asString().endsWith(", a repeated size runs once");
+        assertThat(AllsumCommand.sizeWarnings(parse("-b", "8", "-e", "32", "-i", "8").jobSpec(), 4)).isEmpty();
     }
 
     @Test

@@ -12,7 +12,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** {@code allsum validate --ranks 4}, end to end: real server and ring workers, every phase, healthy, exit 0. */
+/**
+ * {@code allsum validate --ranks 4 --exclude}, end to end: real server and ring workers, every phase, healthy (so
+ * nothing is excluded), exit 0.
+ */
 class ValidateEndToEndIT {
 
     @TempDir
@@ -28,13 +31,15 @@ class ValidateEndToEndIT {
         Path json = dir.resolve("validate.json");
 
         LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--backend", "ring", "--ranks", "4",
-                "--json", json.toString(), "--timeout", "300");
+                "--json", json.toString(), "--timeout", "300", "--exclude");
 
         assertThat(r.exitCode()).as("exit code; stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr()).isZero();
         assertThat(r.stdout()).containsSubsequence("# phase 1: each rank alone", "# phase 2: every pair",
                 "# pair bandwidth, tenths of the median", "# phase 3: all together", "# Out of bounds values : 0 OK",
                 "# phase 4: verdict: healthy", "validate: healthy (4 ranks, 6 pairs)");
-        assertThat(r.stdout().lines().toList().getLast()).isEqualTo("validate: healthy (4 ranks, 6 pairs)");
+        List<String> lines = r.stdout().lines().toList();
+        assertThat(lines.subList(lines.size() - 2, lines.size())).containsExactly("validate: healthy (4 ranks, 6 pairs)",
+                "exclude: healthy, nothing is excluded");
 
         JsonNode record = AllsumJson.mapper().readTree(json.toFile());
         assertThat(record.get("verdict").asString()).isEqualTo("healthy");
@@ -45,6 +50,8 @@ class ValidateEndToEndIT {
         assertThat(record.at("/pairs/0/gbps").asDouble()).isPositive();
         assertThat(record.get("exitCode").asInt()).isZero();
         assertThat(record.at("/job/state").asString()).isEqualTo("succeeded");
+        assertThat(record.at("/excluded/ranks")).isEmpty();
+        assertThat(record.at("/excluded/skipped").asString()).isEqualTo("healthy, nothing is excluded");
     }
 
     @Test

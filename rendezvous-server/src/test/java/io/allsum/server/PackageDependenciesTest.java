@@ -19,13 +19,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The server's packages, from the {@code import} lines of its main sources: no cycle between them, no import of the
- * client library, and a rendezvous domain without web types.
+ * client library, and domain packages (rendezvous, jobs, their problem) without web types.
  */
 class PackageDependenciesTest {
 
     private static final Path SOURCES = Path.of("src/main/java");
     private static final String ROOT = "io.allsum.server";
-    private static final String DOMAIN = ROOT + ".rendezvous";
+    private static final List<String> DOMAINS = List.of(ROOT + ".rendezvous", ROOT + ".jobs", ROOT + ".problem");
+    /** What a domain package never imports: servlets, Jetty, Spring's web and HTTP types, any web package. */
+    private static final List<String> WEB_PREFIXES = List.of("jakarta.servlet.", "org.eclipse.jetty.",
+            "org.springframework.web.", "org.springframework.http.", ROOT + ".web.", ROOT + ".rendezvous.web.",
+            ROOT + ".jobs.web.");
     private static final Pattern IMPORT = Pattern.compile("^import (?:static )?([\\w.]+)(?:\\.\\*)?;", Pattern.MULTILINE);
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
 
@@ -98,10 +102,11 @@ class PackageDependenciesTest {
     }
 
     @Test
-    void theRendezvousDomainHasNoWebTypes() throws IOException {
-        Set<String> names = imports().get(DOMAIN);
-        assertThat(names).isNotEmpty().noneMatch(name -> name.startsWith("jakarta.servlet.")
-                || name.startsWith("org.eclipse.jetty.") || name.startsWith("org.springframework.web.")
-                || name.startsWith("org.springframework.http.") || name.startsWith(DOMAIN + ".web."));
+    void theDomainPackagesHaveNoWebTypes() throws IOException {
+        Map<String, Set<String>> imports = imports();
+        for (String domain : DOMAINS) {
+            assertThat(imports.get(domain)).as(domain).isNotEmpty()
+                    .noneMatch(name -> WEB_PREFIXES.stream().anyMatch(name::startsWith));
+        }
     }
 }

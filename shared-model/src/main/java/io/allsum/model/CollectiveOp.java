@@ -1,9 +1,6 @@
 package io.allsum.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
-
-import java.util.Locale;
 
 /**
  * The collectives a job can run, each described once, as nccl-tests' {@code testColl} does: how a size in bytes
@@ -11,7 +8,7 @@ import java.util.Locale;
  * busbw = algbw x factor(n)), whether it reduces, has a root, or runs in place. A size is the op's whole buffer as
  * nccl-tests counts it: the gathered output of all-gather, the full input of reduce-scatter.
  */
-public enum CollectiveOp {
+public enum CollectiveOp implements WireEnum {
     ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE,
     /** Every rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf). */
     SEND_RECV;
@@ -91,14 +88,9 @@ public enum CollectiveOp {
         return inPlace && runsInPlace() ? Math.max(send, recv) : send + recv;
     }
 
-    @JsonValue
-    public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
-
     @JsonCreator
     public static CollectiveOp fromWire(String value) {
-        return Backend.Wire.parse(CollectiveOp.class, value == null ? null : value.replace('-', '_'));
+        return WireEnum.parse(CollectiveOp.class, value == null ? null : value.replace('-', '_'));
     }
 
     @Override

@@ -1,12 +1,9 @@
 package io.allsum.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
-
-import java.util.Locale;
 
 /** Element types of collectives, named as nccl-tests names them (-d). */
-public enum DataType {
+public enum DataType implements WireEnum {
     INT8(1, "int8"), UINT8(1, "uint8"),
     INT32(4, "int32"), UINT32(4, "uint32"),
     INT64(8, "int64"), UINT64(8, "uint64"),
@@ -35,11 +32,6 @@ public enum DataType {
         return ordinal() >= FLOAT16.ordinal();
     }
 
-    @JsonValue
-    public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
-
     /** Accepts the wire name ("float32") and nccl-tests' name ("float"). */
     @JsonCreator
     public static DataType fromWire(String value) {
@@ -48,7 +40,7 @@ public enum DataType {
                 return t;
             }
         }
-        return Backend.Wire.parse(DataType.class, value);
+        return WireEnum.parse(DataType.class, value);
     }
 
     @Override

@@ -125,11 +125,7 @@ class HostileServerTest {
 
     @Test
     void aBodyWithoutALengthThatNeverEndsTimesOut() throws Exception {
-        server = new HostileServer(out -> {
-            out.write(head("Cache-Control: no-store"));
-            out.write("{\"group\":".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-        });
+        server = answering("Cache-Control: no-store", "{\"group\":");
         AllsumClientException e = promptly(() -> client(Duration.ofSeconds(1)).status("g"));
 
         assertThat(e.title()).isEqualTo("Request timed out");
@@ -159,11 +155,7 @@ class HostileServerTest {
 
     @Test
     void aHugeContentLengthIsRefusedBeforeAnyOfItIsRead() throws Exception {
-        server = new HostileServer(out -> {
-            out.write(head("Content-Length: 1000000000000"));
-            out.write("{\"group\":\"g\"".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-        });
+        server = answering("Content-Length: 1000000000000", "{\"group\":\"g\"");
         AllsumClientException e = promptly(() -> client(Duration.ofSeconds(30)).status("g"));
 
         assertThat(e.status()).isEqualTo(200);
@@ -175,11 +167,7 @@ class HostileServerTest {
 
     @Test
     void aNegativeChunkSizeIsAnUnreadableAnswerAtOnce() throws Exception {
-        server = new HostileServer(out -> {
-            out.write(head("Transfer-Encoding: chunked"));
-            out.write("-5\r\nabc\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-        });
+        server = answering("Transfer-Encoding: chunked", "-5\r\nabc\r\n");
         AllsumClientException e = promptly(
                 () -> client(Duration.ofSeconds(30)).joinRank(rank1(), Duration.ofSeconds(20)));
 
@@ -204,6 +192,14 @@ class HostileServerTest {
     }
 
     private static final byte[] CRLF = {'\r', '\n'};
+
+    /** Answers every request with a head of {@code fields} and {@code body}, no more (the server flushes it). */
+    private static HostileServer answering(String fields, String body) throws IOException {
+        return new HostileServer(out -> {
+            out.write(head(fields));
+            out.write(body.getBytes(StandardCharsets.US_ASCII));
+        });
+    }
 
     private static byte[] head(String fields) {
         return ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + fields + "\r\n\r\n")

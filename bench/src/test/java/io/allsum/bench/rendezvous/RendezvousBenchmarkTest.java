@@ -4,6 +4,8 @@ import io.allsum.client.AllsumJson;
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.JoinRequest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -117,33 +119,17 @@ class RendezvousBenchmarkTest {
         assertThat(RendezvousBenchmark.Machine.cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 9654\n")).hasValue("AMD EPYC 9654");
     }
 
-    @Test
-    void rejectsAnUnknownBackendWithAOneLineError() {
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "--backend gloo | --backend: unknown Backend 'gloo'",
+            "--clients pooled | --clients must be shared, per-rank or allsum, was pooled",
+            "--clients allsum --view full | --clients allsum reads the compact rank view only"})
+    void refusesABadOptionWithExitTwo(String options, String error) {
         StringWriter err = new StringWriter();
         int code = new CommandLine(new RendezvousBenchmark()).setErr(new PrintWriter(err))
-                .execute("--server", "http://127.0.0.1:1", "--backend", "gloo");
+                .execute(("--server http://127.0.0.1:1 " + options).split(" "));
 
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--backend").contains("gloo");
-    }
-
-    @Test
-    void rejectsAnUnknownClientsModeWithAOneLineError() {
-        StringWriter err = new StringWriter();
-        int code = new CommandLine(new RendezvousBenchmark()).setErr(new PrintWriter(err))
-                .execute("--server", "http://127.0.0.1:1", "--clients", "pooled");
-
-        assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients must be shared, per-rank or allsum, was pooled");
-    }
-
-    @Test
-    void refusesAllsumClientsForTheFullView() {
-        StringWriter err = new StringWriter();
-        int code = new CommandLine(new RendezvousBenchmark()).setErr(new PrintWriter(err))
-                .execute("--server", "http://127.0.0.1:1", "--clients", "allsum", "--view", "full");
-
-        assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients allsum reads the compact rank view only");
+        assertThat(err.toString()).contains(error);
     }
 }

@@ -1,10 +1,8 @@
 package io.allsum.bench.ring;
 
+import io.allsum.testing.CommandLineRun;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 
@@ -12,29 +10,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class RingBenchmarkTest {
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine cl = RingBenchmark.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
+    private final CommandLineRun cli = new CommandLineRun(RingBenchmark::commandLine);
 
     @Test
     void aSizeThatIsNoSizeIsOneLineAndExitTwo() {
-        assertThat(run("--probe", "-b", "lots")).isEqualTo(2);
+        assertThat(cli.run("--probe", "-b", "lots")).isEqualTo(2);
 
-        assertThat(err.toString()).contains("'lots' is not a size").hasLineCount(1);
+        assertThat(cli.err()).contains("'lots' is not a size").hasLineCount(1);
     }
 
     @Test
     void exactlyOneModeIsRequired() {
-        assertThat(run("--probe", "--launch", "2")).isEqualTo(2);
-        assertThat(run("-b", "8")).isEqualTo(2);
+        assertThat(cli.run("--probe", "--launch", "2")).isEqualTo(2);
+        assertThat(cli.run("-b", "8")).isEqualTo(2);
 
-        assertThat(err.toString()).contains("give exactly one of --launch N, --rank R or --probe");
+        assertThat(cli.err()).contains("give exactly one of --launch N, --rank R or --probe");
     }
 
     @Test
@@ -44,10 +34,10 @@ class RingBenchmarkTest {
             port = probe.getLocalPort();
         }
 
-        assertThat(run("--rank", "0", "--world", "1", "--endpoints", "127.0.0.1:" + port, "-b", "1K", "-e", "4K",
+        assertThat(cli.run("--rank", "0", "--world", "1", "--endpoints", "127.0.0.1:" + port, "-b", "1K", "-e", "4K",
                 "-f", "4", "-n", "2")).isEqualTo(0);
 
-        assertThat(out.toString())
+        assertThat(cli.out())
                 .contains("#       size         count      type   redop    root     time   algbw   busbw #wrong")
                 .containsPattern("(?m)^ {8}1024 {11}256 {5}float {5}sum {6}-1 .* {6}0$")
                 .containsPattern("(?m)^ {8}4096 {10}1024 {5}float ")

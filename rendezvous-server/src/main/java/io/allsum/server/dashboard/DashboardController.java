@@ -3,7 +3,7 @@ package io.allsum.server.dashboard;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.server.jobs.JobService;
 import io.allsum.server.rendezvous.RendezvousRegistry;
-import io.allsum.server.web.ServerEpoch;
+import io.allsum.server.rendezvous.ServerEpoch;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;

@@ -174,7 +174,8 @@ final class GroupJobs {
         job.state = JobState.RUNNING;
         job.generation = generation;
         job.worldSize = worldSize;
-        job.sizes = job.spec.sizes(worldSize);
+        job.keptRanks = job.spec.keptRanks(worldSize);
+        job.sizes = job.spec.sizes(job.keptRanks.size());
         job.dispatchedAt = clock.instant();
         job.deadlineNanos = System.nanoTime() + Duration.ofSeconds(job.spec.timeoutSeconds()).toNanos();
         viewDirty = true;
@@ -197,7 +198,8 @@ final class GroupJobs {
 
     /**
      * Takes one rank's report (membership already checked by the caller). A partial report replaces what the rank
-     * measured so far, and the job's rows grow to what every rank has measured. A failure ends the job FAILED naming
+     * measured so far, and the job's rows grow to what every rank has measured (every rank that runs the sweep: a rank
+     * left out by {@code excludeRanks} reports success with no sizes). A failure ends the job FAILED naming
      * the rank, keeping those rows; the last success aggregates the results. Repeated final reports from a rank,
      * partial ones after its final one, and reports on a job that already ended, are accepted and ignored.
      */
@@ -225,7 +227,7 @@ final class GroupJobs {
             }
             ValidationAggregator.take(job, report);
             if (report.isPartial()) {
-                Violation problem = ResultAggregator.problemWithPrefix(report, job.sizes);
+                Violation problem = ResultAggregator.problemWithPrefix(report, job.sizesOf(report.rank()));
                 if (problem != null) {
                     throw JobProblems.badField(problem);
                 }
@@ -234,7 +236,7 @@ final class GroupJobs {
             }
             if (!report.succeeded()) {
                 // What the failed rank measured before failing counts, when it is a usable prefix.
-                if (ResultAggregator.problemWithPrefix(report, job.sizes) == null) {
+                if (ResultAggregator.problemWithPrefix(report, job.sizesOf(report.rank())) == null) {
                     measured(job, report);
                 }
                 job.reports.put(report.rank(), report);
@@ -242,7 +244,7 @@ final class GroupJobs {
                         + ") failed: " + (report.error() == null || report.error().isBlank() ? "no error given" : report.error()));
                 return null;
             }
-            Violation problem = ResultAggregator.problemWith(report, job.sizes);
+            Violation problem = ResultAggregator.problemWith(report, job.sizesOf(report.rank()));
             if (problem != null) {
                 throw JobProblems.badField(problem);
             }
@@ -275,7 +277,7 @@ final class GroupJobs {
     }
 
     private void complete(JobRecord job) {
-        job.results = ResultAggregator.aggregate(job.spec.op(), job.worldSize, job.sizes, job.reports.values());
+        job.results = ResultAggregator.aggregate(job.spec.op(), job.keptRanks.size(), job.sizes, job.keptReports());
         long wrong = ResultAggregator.totalWrong(job.results);
         if (wrong > 0) {
             finish(job, JobState.FAILED, "verification failed: " + wrong + " wrong elements at sizes "

@@ -2,7 +2,7 @@ package io.allsum.server.jobs;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.problem.Violation;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.problem.ProblemException;
 
 import java.time.Duration;
 

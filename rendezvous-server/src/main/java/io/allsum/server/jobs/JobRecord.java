@@ -30,9 +30,13 @@ final class JobRecord {
     final long submittedNanos;
 
     JobState state = JobState.QUEUED;
-    /** Set when the first rank receives the job: the generation and world size it runs in, its sweep. */
+    /**
+     * Set when the first rank receives the job: the generation and world size it runs in, the ranks that run its
+     * sweep (all but {@code excludeRanks}) and the sweep's sizes for that many.
+     */
     Long generation;
     int worldSize;
+    List<Integer> keptRanks = List.of();
     List<Long> sizes = List.of();
     Instant dispatchedAt;
     long deadlineNanos;
@@ -82,20 +86,31 @@ final class JobRecord {
             ranksWith[k]++;
         }
         int common = results.size();
-        if (common >= sizes.size() || ranksWith[common] < worldSize) {
+        int kept = keptRanks.size();
+        if (common >= sizes.size() || ranksWith[common] < kept) {
             return false;
         }
         List<SizeResult> grown = new ArrayList<>(results);
-        List<List<RankSizeResult>> byRank = new ArrayList<>(worldSize);
-        for (int r = 0; r < worldSize; r++) {
+        List<List<RankSizeResult>> byRank = new ArrayList<>(kept);
+        for (int r : keptRanks) {
             byRank.add(measured.get(r));
         }
-        while (common < sizes.size() && ranksWith[common] == worldSize) {
-            grown.add(ResultAggregator.row(spec.op(), worldSize, common, sizes.get(common), byRank));
+        while (common < sizes.size() && ranksWith[common] == kept) {
+            grown.add(ResultAggregator.row(spec.op(), kept, common, sizes.get(common), byRank));
             common++;
         }
         results = List.copyOf(grown);
         return true;
+    }
+
+    /** The sizes {@code rank} measures: the sweep, or none for a rank the job leaves out. */
+    List<Long> sizesOf(int rank) {
+        return spec.excluded().contains(rank) ? List.of() : sizes;
+    }
+
+    /** The final reports of the ranks that ran the sweep, lowest rank first. */
+    List<RankReport> keptReports() {
+        return reports.values().stream().filter(r -> !spec.excluded().contains(r.rank())).toList();
     }
 
     /** The ranks' measurements are no longer needed: the job ended with its final rows. */

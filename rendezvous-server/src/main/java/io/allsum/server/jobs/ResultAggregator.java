@@ -65,7 +65,10 @@ final class ResultAggregator {
         return null;
     }
 
-    /** One row per size; {@code reports} are every rank's successful, checked reports, lowest rank first. */
+    /**
+     * One row per size; {@code reports} are the successful, checked reports of the {@code worldSize} ranks that ran
+     * the sweep (not those the job left out), lowest rank first.
+     */
     static List<SizeResult> aggregate(CollectiveOp op, int worldSize, List<Long> sizes, Collection<RankReport> reports) {
         List<List<RankSizeResult>> byRank = reports.stream().map(RankReport::results).toList();
         List<SizeResult> rows = new ArrayList<>(sizes.size());

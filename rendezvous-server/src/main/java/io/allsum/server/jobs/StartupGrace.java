@@ -1,8 +1,8 @@
 package io.allsum.server.jobs;
 
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.server.problem.ProblemException;
 import io.allsum.server.rendezvous.RendezvousProperties;
-import io.allsum.server.web.ProblemException;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;

@@ -14,7 +14,6 @@ import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.RobustStats;
 import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
-import io.allsum.model.validate.Thresholds;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -115,9 +114,7 @@ final class ValidationAggregator {
 
     private static List<Suspect> suspects(ValidationSpec spec, List<RankPlace> ranks, List<SoloFigure> solo,
                                           Map<Pair, PairFigure> pairs, List<Integer> late, List<SizeResult> rows) {
-        Thresholds defaults = Thresholds.DEFAULTS;
-        SuspectFinder finder = new SuspectFinder(new Thresholds(spec.minDeviations(), spec.minShortfall(),
-                defaults.pairShare(), defaults.lateShare()));
+        SuspectFinder finder = new SuspectFinder(spec.thresholds());
         Map<Integer, Double> soloByRank = new HashMap<>();
         solo.forEach(s -> soloByRank.put(s.rank(), s.gbps()));
         Map<Pair, Double> pairGbps = new HashMap<>();

@@ -2,7 +2,7 @@ package io.allsum.server.rendezvous;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.GenerationState;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.problem.ProblemException;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
 import io.allsum.model.rendezvous.UniqueId;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.problem.ProblemException;
 
 /**
  * A join request validated once at the edge: non-null fields, the unique id decoded once (by the validator's

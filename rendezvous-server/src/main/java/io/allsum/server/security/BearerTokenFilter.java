@@ -3,7 +3,7 @@ package io.allsum.server.security;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.security.BearerToken;
 import io.allsum.server.dashboard.DashboardPaths;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.web.ProblemResponse;
 import io.allsum.server.web.ProblemWriter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -40,7 +40,7 @@ public class BearerTokenFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        ProblemException refused = refusal(token.check(request.getHeader(HttpHeaders.AUTHORIZATION)));
+        ProblemResponse refused = refusal(token.check(request.getHeader(HttpHeaders.AUTHORIZATION)));
         if (refused == null) {
             chain.doFilter(request, response);
         } else {
@@ -49,7 +49,7 @@ public class BearerTokenFilter extends OncePerRequestFilter {
     }
 
     /** The 401 (with its challenge) for a request whose token check gave {@code check}; null when accepted. */
-    public static ProblemException refusal(BearerToken.Check check) {
+    public static ProblemResponse refusal(BearerToken.Check check) {
         return switch (check) {
             case ACCEPTED -> null;
             case MISSING -> challenged(CHALLENGE,
@@ -59,8 +59,8 @@ public class BearerTokenFilter extends OncePerRequestFilter {
         };
     }
 
-    private static ProblemException challenged(String challenge, String detail) {
-        ProblemException refused = new ProblemException(ProblemCode.UNAUTHORIZED, detail);
+    private static ProblemResponse challenged(String challenge, String detail) {
+        ProblemResponse refused = ProblemResponse.of(ProblemCode.UNAUTHORIZED, detail);
         refused.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, challenge);
         return refused;
     }

@@ -1,6 +1,7 @@
 package io.allsum.server.web;
 
 import io.allsum.model.Protocol;
+import io.allsum.server.problem.ProblemException;
 
 import java.time.Duration;
 

@@ -1,6 +1,7 @@
 package io.allsum.server.web;
 
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.server.problem.ProblemException;
 import io.allsum.web.CodedProblemAdvice;
 import org.springframework.beans.TypeMismatchException;
 import org.springframework.http.HttpHeaders;
@@ -9,6 +10,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import tools.jackson.core.JacksonException;
@@ -16,8 +18,8 @@ import tools.jackson.databind.exc.InvalidFormatException;
 
 /**
  * The server's errors as web-support's {@link CodedProblemAdvice} answers them (problem+json, each with a
- * {@code code}), with the field that made a body unreadable or a parameter ill-typed named in the detail, and a body
- * above the limit answered 413.
+ * {@code code}): a {@link ProblemException} as {@link ProblemResponse#of} makes it, the field that made a body
+ * unreadable or a parameter ill-typed named in the detail, and a body above the limit answered 413.
  */
 @RestControllerAdvice
 public class ProblemDetailsAdvice extends CodedProblemAdvice {
@@ -25,15 +27,21 @@ public class ProblemDetailsAdvice extends CodedProblemAdvice {
     /** The title of a problem whose body does not parse, whoever answers it. */
     public static final String MALFORMED_BODY_TITLE = "Malformed request body";
 
+    @ExceptionHandler(ProblemException.class)
+    ResponseEntity<Object> handleProblem(ProblemException ex, WebRequest request) {
+        ProblemResponse problem = ProblemResponse.of(ex);
+        return handleExceptionInternal(ex, problem.getBody(), problem.getHeaders(), problem.getStatusCode(), request);
+    }
+
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
                                                                   HttpHeaders headers, HttpStatusCode status,
                                                                   WebRequest request) {
         if (causeOf(ex, BodyTooLargeException.class) instanceof BodyTooLargeException tooLarge) {
-            ProblemDetail problem = ProblemException.problem(ProblemCode.BODY_TOO_LARGE, tooLarge.getMessage());
+            ProblemDetail problem = problem(ProblemCode.BODY_TOO_LARGE, tooLarge.getMessage());
             return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
         }
-        ProblemDetail problem = ProblemException.problem(ProblemCode.INVALID_REQUEST, describe(ex));
+        ProblemDetail problem = problem(ProblemCode.INVALID_REQUEST, describe(ex));
         problem.setTitle(MALFORMED_BODY_TITLE);
         return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
     }
@@ -43,7 +51,7 @@ public class ProblemDetailsAdvice extends CodedProblemAdvice {
                                                         HttpStatusCode status, WebRequest request) {
         String name = ex.getPropertyName() != null ? ex.getPropertyName() : "parameter";
         String expected = ex.getRequiredType() != null ? ex.getRequiredType().getSimpleName() : "another type";
-        ProblemDetail problem = ProblemException.problem(ProblemCode.INVALID_REQUEST, "parameter '" + name
+        ProblemDetail problem = problem(ProblemCode.INVALID_REQUEST, "parameter '" + name
                 + "' must be " + (expected.equals("Integer") ? "an integer" : "of type " + expected) + ", got '"
                 + ex.getValue() + "'");
         problem.setTitle("Invalid parameter");

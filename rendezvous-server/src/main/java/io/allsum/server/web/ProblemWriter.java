@@ -2,11 +2,13 @@ package io.allsum.server.web;
 
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.server.problem.ProblemException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Component;
+import org.springframework.web.ErrorResponse;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
@@ -17,7 +19,8 @@ import java.util.Map;
 
 /**
  * Writes an RFC 9457 problem straight to the servlet response, for filters and error pages that answer outside
- * Spring MVC's exception handling. The members match what Spring MVC writes for a {@link ProblemException}.
+ * Spring MVC's exception handling. The members match what Spring MVC writes for a {@link ProblemException}
+ * ({@link ProblemResponse}).
  */
 @Component
 public class ProblemWriter {
@@ -33,14 +36,19 @@ public class ProblemWriter {
         write(request.getRequestURI(), response, code, detail);
     }
 
-    /** A {@link ProblemException} as Spring MVC's advice renders it: its headers, members and properties. */
-    public void write(HttpServletRequest request, HttpServletResponse response, ProblemException problem)
+    /** A problem as Spring MVC's advice renders it: its headers, members and properties. */
+    public void write(HttpServletRequest request, HttpServletResponse response, ErrorResponse problem)
             throws IOException {
         answer(request.getRequestURI(), problem).writeTo(response);
     }
 
     /** {@code problem} as a complete answer, for paths that write without the servlet API. */
     public HttpAnswer answer(String instance, ProblemException problem) {
+        return answer(instance, ProblemResponse.of(problem));
+    }
+
+    /** {@code problem} as a complete answer, for paths that write without the servlet API. */
+    public HttpAnswer answer(String instance, ErrorResponse problem) {
         ProblemDetail body = problem.getBody();
         Map<String, Object> members = new LinkedHashMap<>();
         if (body.getType() != null) { // Spring MVC leaves out the default, about:blank

@@ -280,6 +280,8 @@ class DashboardBrowserIT {
                     .contains("GB/s each way").contains("suspect link: pair 0-1:");
             assertThat(browser.findElements(By.cssSelector("[data-testid=suspect]"))).extracting(e -> e.getAttribute("data-kind"))
                     .containsExactly("rank", "link");
+            assertThat(text("[data-testid=heatmap] caption")).as("the slowest rank's clock for the pair phase")
+                    .endsWith(", measured in 1.00 s");
             assertThat(browser.findElements(By.cssSelector("[data-testid=legend] .swatch"))).hasSize(5);
             assertThat(browser.findElements(By.cssSelector("[data-testid=solo-row]"))).hasSize(6);
             var job = RendezvousHttp.json(http.get("/rendezvous/" + group + "/jobs")).get(0);

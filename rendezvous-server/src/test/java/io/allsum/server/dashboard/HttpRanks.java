@@ -169,7 +169,7 @@ final class HttpRanks implements AutoCloseable {
             }
         }
         double solo = 4 * peakGBps * (1 - 0.01 * rank) * (rank == slowRank ? 0.2 : 1);
-        return new RankValidation("node-" + rank / 2, "cpu:" + rank % 2, solo, pairs, 0.1);
+        return new RankValidation("node-" + rank / 2, "cpu:" + rank % 2, solo, pairs, 0.5 + 0.1 * rank);
     }
 
     /** A latency floor plus a bandwidth that saturates above 1 MiB, as a network link's curve does. */

@@ -157,6 +157,25 @@ class JobApiHttpTest extends JobsHttpTestBase {
     }
 
     @Test
+    void aJobThatLeavesRanksOutShowsThemInItsJson() {
+        directory.form(group, 4);
+
+        Job job = http.submitOk(group, Map.of("excludeRanks", List.of(1, 3)));
+
+        assertThat(http.get(group, job.jobId()).body()).contains("\"excludeRanks\":[1,3]");
+        assertThat(http.getOk(group, job.jobId()).spec().excludeRanks()).containsExactly(1, 3);
+        Map<Map<String, Object>, String> refused = Map.of(
+                Map.of("excludeRanks", List.of(4)), "excludeRanks: 4 is not a rank of this group (world size 4)",
+                Map.of("excludeRanks", List.of(0, 1, 2)), "excludeRanks: leaves 1 of 4 ranks",
+                Map.of("op", "reduce", "root", 2, "excludeRanks", List.of(2)), "root: rank 2 is in excludeRanks");
+        refused.forEach((body, detail) -> {
+            HttpResponse<String> response = http.submit(group, body);
+            assertThat(response.statusCode()).as("%s", body).isEqualTo(400);
+            assertThat(http.detail(response)).as("%s", body).startsWith(detail);
+        });
+    }
+
+    @Test
     void fractionalIntegerFieldsAnswer400InsteadOfBeingTruncated() {
         directory.form(group, 2);
 

@@ -6,14 +6,18 @@ import io.allsum.model.ReduceOp;
 import tools.jackson.databind.annotation.JsonDeserialize;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * A collective job as submitted ({@code POST /rendezvous/{group}/jobs}); null fields take the defaults of
  * {@link #withDefaults()}. Sizes follow nccl-tests: {@code minBytes..maxBytes} multiplied by {@code stepFactor}
- * (-b -e -f), and a size is the op's whole buffer as nccl-tests counts it (for all-gather and reduce-scatter the
- * gathered buffer, so each rank's share is size / worldSize). With {@code validation} set the job is a validation:
- * each rank alone, every pair, then this sweep (an all-reduce), and a verdict.
+ * (-b -e -f), or, with a step factor of 1, plus {@code stepBytes} (-i); a size is the op's whole buffer as
+ * nccl-tests counts it (for all-gather and reduce-scatter the gathered buffer, so each rank's share is
+ * size / worldSize). With {@code validation} set the job is a validation:
+ * each rank alone, every pair, then this sweep (an all-reduce), and a verdict. {@code excludeRanks} (sorted,
+ * distinct) leave those ranks out: the others run the sweep as a group of their own, numbered in rank order.
  */
 public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer root,
@@ -24,14 +28,53 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer warmupIterations,
                       Boolean inPlace, Boolean verify,
                       @JsonDeserialize(using = WholeNumbers.IntOnly.class) Integer timeoutSeconds,
-                      ValidationSpec validation) {
+                      ValidationSpec validation,
+                      @JsonDeserialize(using = WholeNumbers.LongOnly.class) Long stepBytes,
+                      @JsonDeserialize(contentUsing = WholeNumbers.IntOnly.class) List<Integer> excludeRanks) {
 
-    /** A sweep (no validation). */
+    public JobSpec {
+        excludeRanks = excludeRanks == null ? null : Collections.unmodifiableList(new ArrayList<>(excludeRanks));
+    }
+
+    /** A sweep (no validation) that multiplies by its step factor. */
     public JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
                    Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
                    Integer timeoutSeconds) {
         this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
-                timeoutSeconds, null);
+                timeoutSeconds, null, null, null);
+    }
+
+    /** A sweep, or a validation with {@code validation}, that multiplies by its step factor. */
+    public JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
+                   Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
+                   Integer timeoutSeconds, ValidationSpec validation) {
+        this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
+                timeoutSeconds, validation, null, null);
+    }
+
+    /** The ranks left out of the job, none when {@code excludeRanks} is null. */
+    public List<Integer> excluded() {
+        return excludeRanks != null ? excludeRanks : List.of();
+    }
+
+    /** How many of a group of {@code worldSize} ranks run the job: the sweep's sizes and bandwidths count these. */
+    public int keptSize(int worldSize) {
+        return worldSize - excluded().size();
+    }
+
+    /** The ranks of a group of {@code worldSize} that run the job, lowest first. */
+    public List<Integer> keptRanks(int worldSize) {
+        return IntStream.range(0, worldSize).filter(r -> !excluded().contains(r)).boxed().toList();
+    }
+
+    /**
+     * The job as the kept ranks run it on a communicator of their own (ranks renumbered in rank order, as
+     * {@code split} numbers them): no exclusions, and the root's rank among the kept ones.
+     */
+    public JobSpec onKeptRanks() {
+        Integer keptRoot = root == null ? null : root - (int) excluded().stream().filter(r -> r < root).count();
+        return new JobSpec(op, dtype, redop, keptRoot, minBytes, maxBytes, stepFactor,
+                iterations, warmupIterations, inPlace, verify, timeoutSeconds, validation, stepBytes, null);
     }
 
     /** Whether this job is a validation ({@code allsum validate}): the solo and pair phases, then the sweep. */
@@ -52,7 +95,10 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 null, null, false, true, null).withDefaults();
     }
 
-    /** The same spec with every null field replaced by its default (all-sum, float32, 8 B..64 MiB, x2, 20 iters). */
+    /**
+     * The same spec with every null field replaced by its default (all-sum, float32, 8 B..64 MiB, x2, 20 iters); with
+     * {@code stepBytes} the step factor defaults to 1, as nccl-tests' -i without -f. {@code stepBytes} has no default.
+     */
     public JobSpec withDefaults() {
         return withDefaults(DEFAULT_TIMEOUT_SECONDS);
     }
@@ -67,13 +113,20 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 redop != null ? redop : ReduceOp.SUM,
                 root != null ? root : 0,
                 min, max,
-                stepFactor != null ? stepFactor : DEFAULT_STEP_FACTOR,
+                stepFactor != null ? stepFactor : stepBytes != null ? 1 : DEFAULT_STEP_FACTOR,
                 iterations != null ? iterations : DEFAULT_ITERATIONS,
                 warmupIterations != null ? warmupIterations : DEFAULT_WARMUP_ITERATIONS,
                 inPlace != null ? inPlace : Boolean.FALSE,
                 verify != null ? verify : Boolean.TRUE,
                 timeoutSeconds != null ? timeoutSeconds : defaultTimeoutSeconds,
-                validation != null ? validation.withDefaults() : null);
+                validation != null ? validation.withDefaults() : null,
+                stepBytes, excludeRanks);
+    }
+
+    /** Whether the sweep steps linearly by {@code stepBytes} (nccl-tests: -i when -f is 1), after defaults. */
+    public boolean stepsLinearly() {
+        JobSpec s = withDefaults();
+        return s.stepBytes() != null && s.stepBytes() > 0 && s.stepFactor() <= 1;
     }
 
     /** The step every size is rounded down to: one element, or one per rank for all-gather and reduce-scatter. */
@@ -85,21 +138,39 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
     /**
      * The sizes of the sweep in bytes, after defaults: each rounded down to a whole number of elements (and, for
      * all-gather and reduce-scatter, to a multiple of worldSize elements), duplicates dropped, as nccl-tests does.
+     * {@code worldSize} is the number of ranks that run the job ({@link #keptSize}).
      */
     public List<Long> sizes(int worldSize) {
+        return sizes(worldSize, Integer.MAX_VALUE);
+    }
+
+    /** The first {@code atMost} sizes of {@link #sizes(int)}: a linear sweep may have billions. */
+    public List<Long> sizes(int worldSize, int atMost) {
         JobSpec s = withDefaults();
         long granule = granule(worldSize);
+        boolean linear = stepsLinearly();
         List<Long> out = new ArrayList<>();
         long start = s.minBytes();
         if (start <= 0) {
-            // A zero-byte size is a valid edge case to run once; the sweep then continues from one granule.
+            // A zero-byte size is a valid edge case to run once; the sweep then continues from one step (or granule).
             out.add(0L);
-            start = granule;
+            start = linear ? s.stepBytes() : granule;
         }
-        for (long b = start; b <= s.maxBytes(); ) {
+        for (long b = start; b <= s.maxBytes() && out.size() < atMost; ) {
             long rounded = b / granule * granule;
             if (rounded > 0 && (out.isEmpty() || out.getLast() != rounded)) {
                 out.add(rounded);
+            }
+            if (linear) {
+                // Steps that round to this size again are skipped at once: to the first past the next granule.
+                long step = s.stepBytes();
+                long need = rounded + granule - b;
+                long steps = need / step + (need % step == 0 ? 0 : 1);
+                if (steps > (s.maxBytes() - b) / step) {
+                    break;
+                }
+                b += steps * step;
+                continue;
             }
             if (s.stepFactor() <= 1) {
                 break;

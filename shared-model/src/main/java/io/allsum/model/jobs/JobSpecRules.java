@@ -49,7 +49,18 @@ public final class JobSpecRules {
             return new Violation("maxBytes", s.maxBytes() + " bytes is above the limit of " + limits.maxBytes());
         }
         if (s.stepFactor() < 1) {
-            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only), was " + s.stepFactor());
+            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only, or steps by stepBytes), was "
+                    + s.stepFactor());
+        }
+        if (s.stepBytes() != null) {
+            if (s.stepBytes() < 1) {
+                return new Violation("stepBytes", "must be at least 1, was " + s.stepBytes());
+            }
+            // nccl-tests ignores -i when -f is above 1; a spec with both would not run as it reads.
+            if (s.stepFactor() > 1) {
+                return new Violation("stepBytes", "is a linear step, for a stepFactor of 1 (or none), but stepFactor is "
+                        + s.stepFactor() + ": give one of the two");
+            }
         }
         if (s.iterations() < 1 || s.iterations() > MAX_ITERATIONS) {
             return new Violation("iterations", "must be 1.." + MAX_ITERATIONS + ", was " + s.iterations());
@@ -75,21 +86,65 @@ public final class JobSpecRules {
         if (!op.reduces() && submitted.redop() != null && submitted.redop() != ReduceOp.SUM) {
             return new Violation("redop", "is only meaningful for " + opsWhere(false) + ", not for " + op);
         }
+        Violation excluded = exclusionViolation(s, worldSize);
+        if (excluded != null) {
+            return excluded;
+        }
         if (s.validates()) {
             Violation v = validationViolation(s, worldSize, limits);
             if (v != null) {
                 return v;
             }
         }
-        List<Long> sizes = s.sizes(worldSize);
+        boolean linear = s.stepsLinearly();
+        int ranks = s.keptSize(worldSize);
+        // A linear sweep may have billions of sizes: one more than the limit tells that it is too long.
+        List<Long> sizes = s.sizes(ranks, linear ? (int) Math.min(Integer.MAX_VALUE,
+                limits.maxSweepSizes() + 1L) : Integer.MAX_VALUE);
         if (sizes.isEmpty()) {
             return new Violation("maxBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes()
                     + " holds no size of at least one element per rank for " + op + " of " + s.dtype()
-                    + " on " + worldSize + " ranks");
+                    + " on " + ranks + " ranks");
+        }
+        if (sizes.size() > limits.maxSweepSizes() && linear) {
+            return new Violation("stepBytes", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " in steps of "
+                    + s.stepBytes() + " B has more than " + limits.maxSweepSizes() + " sizes, the limit");
         }
         if (sizes.size() > limits.maxSweepSizes()) {
             return new Violation("stepFactor", "the sweep " + s.minBytes() + ".." + s.maxBytes() + " x"
                     + s.stepFactor() + " has " + sizes.size() + " sizes, more than the limit of " + limits.maxSweepSizes());
+        }
+        return null;
+    }
+
+    /**
+     * Ranks left out: sorted, distinct ranks of the group, at least 2 left to run the job, the root among those, and
+     * not on a validation (which measures every rank).
+     */
+    private static Violation exclusionViolation(JobSpec s, int worldSize) {
+        List<Integer> excluded = s.excluded();
+        if (excluded.isEmpty()) {
+            return null;
+        }
+        if (s.validates()) {
+            return new Violation("excludeRanks", "a validation measures every rank; it cannot leave ranks out");
+        }
+        for (int i = 0; i < excluded.size(); i++) {
+            Integer rank = excluded.get(i);
+            if (rank == null || rank < 0 || rank >= worldSize) {
+                return new Violation("excludeRanks", rank + " is not a rank of this group (world size " + worldSize
+                        + ")");
+            }
+            if (i > 0 && rank <= excluded.get(i - 1)) {
+                return new Violation("excludeRanks", "must be sorted and distinct, was " + excluded);
+            }
+        }
+        if (s.keptSize(worldSize) < 2) {
+            return new Violation("excludeRanks", "leaves " + s.keptSize(worldSize) + " of " + worldSize
+                    + " ranks; at least 2 must run the job");
+        }
+        if (s.op().rooted() && excluded.contains(s.root())) {
+            return new Violation("root", "rank " + s.root() + " is in excludeRanks; the root must run the job");
         }
         return null;
     }

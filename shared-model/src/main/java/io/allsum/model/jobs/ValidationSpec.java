@@ -1,12 +1,13 @@
 package io.allsum.model.jobs;
 
+import io.allsum.model.validate.Thresholds;
 import tools.jackson.databind.annotation.JsonDeserialize;
 
 /**
  * A validation's own settings; null fields take the defaults of {@link #withDefaults()}. {@code soloBytes}: the
  * buffer each rank reduces alone; {@code pairBytes}: what each pair exchanges both ways (latency is timed at 8 B);
  * {@code minDeviations}, {@code minShortfall}: when a figure makes a suspect
- * ({@link io.allsum.model.validate.Thresholds}); {@code expectBusBandwidthGBps}: an optional floor for the sweep's
+ * ({@link Thresholds}); {@code expectBusBandwidthGBps}: an optional floor for the sweep's
  * largest size.
  */
 public record ValidationSpec(@JsonDeserialize(using = WholeNumbers.LongOnly.class) Long soloBytes,
@@ -19,12 +20,19 @@ public record ValidationSpec(@JsonDeserialize(using = WholeNumbers.LongOnly.clas
     public static final int DEFAULT_PAIR_ITERATIONS = 5;
 
     public ValidationSpec withDefaults() {
-        var t = io.allsum.model.validate.Thresholds.DEFAULTS;
+        var t = Thresholds.DEFAULTS;
         return new ValidationSpec(soloBytes != null ? soloBytes : DEFAULT_SOLO_BYTES,
                 pairBytes != null ? pairBytes : DEFAULT_PAIR_BYTES,
                 pairIterations != null ? pairIterations : DEFAULT_PAIR_ITERATIONS,
                 minDeviations != null ? minDeviations : t.minDeviations(),
                 minShortfall != null ? minShortfall : t.minShortfall(),
                 expectBusBandwidthGBps);
+    }
+
+    /** When a figure makes a suspect: this spec's deviations and shortfall (defaults filled in), the default shares. */
+    public Thresholds thresholds() {
+        ValidationSpec s = withDefaults();
+        Thresholds d = Thresholds.DEFAULTS;
+        return new Thresholds(s.minDeviations(), s.minShortfall(), d.pairShare(), d.lateShare());
     }
 }

@@ -1,12 +1,16 @@
 package io.allsum.model.validate;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Every pair of {@code ranks} exactly once, as a round-robin tournament (the circle method): N-1 rounds of N/2
  * disjoint pairs for even N, N rounds with one rank idle for odd N. No rank is in two pairs of one round, so a
- * round's pairs run at once and the phase takes N-1 pair times, not N(N-1)/2.
+ * round's pairs run at once and the phase takes N-1 pair times, not N(N-1)/2. {@link #of} schedules a given list of
+ * pairs (a retest) the same way.
  */
 public record PairSchedule(int ranks, List<List<Pair>> rounds) {
 
@@ -63,7 +67,34 @@ public record PairSchedule(int ranks, List<List<Pair>> rounds) {
         return new PairSchedule(ranks, rounds);
     }
 
-    /** The pairs of {@code rank}'s round, or -1 when it sits out that round (odd N). */
+    /**
+     * {@code pairs} in rounds of disjoint pairs, greedily: each pair, in the order given, joins the first round that
+     * has neither of its ranks, else opens a round. The same list gives the same schedule on every rank.
+     */
+    public static PairSchedule of(int ranks, List<Pair> pairs) {
+        List<List<Pair>> rounds = new ArrayList<>();
+        List<Set<Integer>> busy = new ArrayList<>();
+        for (Pair pair : new LinkedHashSet<>(pairs)) {
+            if (pair.high() >= ranks) {
+                throw new IllegalArgumentException("pair " + pair + " outside " + ranks + " ranks");
+            }
+            int round = 0;
+            while (round < rounds.size() && (busy.get(round).contains(pair.low())
+                    || busy.get(round).contains(pair.high()))) {
+                round++;
+            }
+            if (round == rounds.size()) {
+                rounds.add(new ArrayList<>());
+                busy.add(new HashSet<>());
+            }
+            rounds.get(round).add(pair);
+            busy.get(round).add(pair.low());
+            busy.get(round).add(pair.high());
+        }
+        return new PairSchedule(ranks, rounds);
+    }
+
+    /** The pairs of {@code rank}'s round, or -1 when it sits out that round. */
     public int peerOf(int rank, int round) {
         for (Pair pair : rounds.get(round)) {
             if (pair.has(rank)) {
@@ -74,6 +105,6 @@ public record PairSchedule(int ranks, List<List<Pair>> rounds) {
     }
 
     public int pairCount() {
-        return ranks * (ranks - 1) / 2;
+        return rounds.stream().mapToInt(List::size).sum();
     }
 }

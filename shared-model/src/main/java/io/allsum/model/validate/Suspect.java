@@ -1,10 +1,7 @@
 package io.allsum.model.validate;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
-import io.allsum.model.Backend;
-
-import java.util.Locale;
+import io.allsum.model.WireEnum;
 
 /**
  * A rank, link or host that validation found out of line with its group, with the evidence. A link suspect names
@@ -13,7 +10,7 @@ import java.util.Locale;
  */
 public record Suspect(int rank, String host, String device, Kind kind, int peerRank, String reason) {
 
-    public enum Kind {
+    public enum Kind implements WireEnum {
         /** One rank is slow on its own, with every peer, or arrives late. */
         RANK,
         /** One pair of ranks is slow while both ends are fine with others. */
@@ -23,14 +20,9 @@ public record Suspect(int rank, String host, String device, Kind kind, int peerR
         /** The whole group falls short of an expected figure (rank -1): nothing singles out a member. */
         GROUP;
 
-        @JsonValue
-        public String wireName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
         @JsonCreator
         public static Kind fromWire(String value) {
-            return Backend.Wire.parse(Kind.class, value);
+            return WireEnum.parse(Kind.class, value);
         }
 
         @Override

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.IntPredicate;
 
 /**
@@ -62,17 +63,45 @@ public final class SuspectFinder {
         });
     }
 
-    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
+    /**
+     * The pairs whose bandwidth is an outlier among all pairs' (the slowest first, ties in rank order); none with
+     * fewer than 3 pairs, where there is no majority to judge by. The one rule for a slow pair, on server and worker.
+     */
+    public List<Pair> slowPairs(Map<Pair, Double> pairs) {
         if (pairs.size() < 3) {
-            return;
+            return List.of();
         }
         RobustStats stats = RobustStats.of(pairs.values());
+        return pairs.keySet().stream().filter(pair -> thresholds.outlier(stats, pairs.get(pair)))
+                .sorted(Comparator.comparingDouble((Pair pair) -> pairs.get(pair)).thenComparing(PAIR_ORDER))
+                .toList();
+    }
+
+    /**
+     * The ranks that {@code slow} pairs blame rather than their links: at least {@code pairShare} of the rank's pairs,
+     * and at least 2, are slow. The one rule, for the suspects and for which pairs the worker measures again.
+     */
+    public Set<Integer> slowRanks(Map<Pair, Double> pairs, Collection<Pair> slow) {
+        Set<Pair> slowSet = new LinkedHashSet<>(slow);
+        Set<Integer> ranks = new TreeSet<>();
+        slowSet.forEach(p -> {
+            for (int rank : new int[]{p.low(), p.high()}) {
+                if (slowCount(rank, slowSet) >= 2
+                        && share(rank, pairs.keySet(), slowSet, peer -> true) >= thresholds.pairShare()) {
+                    ranks.add(rank);
+                }
+            }
+        });
+        return ranks;
+    }
+
+    private void pairSuspects(List<RankPlace> places, Map<Pair, Double> pairs, Map<String, Suspect> found) {
         Set<Pair> slow = new LinkedHashSet<>();
-        pairs.keySet().stream().sorted(PAIR_ORDER).filter(pair -> thresholds.outlier(stats, pairs.get(pair)))
-                .forEach(slow::add);
+        slowPairs(pairs).stream().sorted(PAIR_ORDER).forEach(slow::add);
         if (slow.isEmpty()) {
             return;
         }
+        RobustStats stats = RobustStats.of(pairs.values());
         Set<Integer> blamedRanks = new LinkedHashSet<>();
         for (Map.Entry<String, List<RankPlace>> host : byHost(places).entrySet()) {
             List<RankPlace> members = host.getValue();
@@ -89,11 +118,10 @@ public final class SuspectFinder {
                 members.forEach(m -> blamedRanks.add(m.rank()));
             }
         }
+        Set<Integer> slowRanks = slowRanks(pairs, slow);
         for (RankPlace place : places) {
             int rank = place.rank();
-            if (!blamedRanks.contains(rank)
-                    && share(rank, pairs.keySet(), slow, peer -> true) >= thresholds.pairShare()
-                    && slowCount(rank, slow) >= 2) {
+            if (!blamedRanks.contains(rank) && slowRanks.contains(rank)) {
                 add(found, suspect(place, Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
                         "slow with %d of %d peers: median %s against the group's pair median %s",
                         slowCount(rank, slow), pairCount(rank, pairs.keySet()), figure(medianOf(rank, pairs)),

@@ -7,6 +7,9 @@ import io.allsum.model.ReduceOp;
 import io.allsum.model.problem.Violation;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class JobSpecRulesTest {
@@ -63,9 +66,93 @@ class JobSpecRulesTest {
         assertThat(check(s, 2, null)).isNull();
     }
 
+    private static JobSpec linear(Integer factor, long min, long max, long step) {
+        return new JobSpec(null, null, null, null, min, max, factor, null, null, null, null, 300, null, step, null);
+    }
+
+    @Test
+    void aLinearStepIsForAStepFactorOfOneOrNone() {
+        assertThat(check(linear(null, 1024, 8192, 1024), 2, null)).isNull();
+        assertThat(check(linear(1, 1024, 8192, 1024), 2, null)).isNull();
+        assertThat(check(linear(2, 1024, 8192, 1024), 2, null).toString()).isEqualTo("stepBytes: is a linear step, "
+                + "for a stepFactor of 1 (or none), but stepFactor is 2: give one of the two");
+    }
+
+    @Test
+    void aLinearStepIsAtLeastOneByte() {
+        assertThat(check(linear(null, 8, 64, 0), 2, null).toString()).isEqualTo("stepBytes: must be at least 1, was 0");
+    }
+
+    @Test
+    void aLinearSweepOfMoreSizesThanTheLimitIsRefusedNamingStepBytes() {
+        Violation v = check(linear(null, 4, 64L << 30, 4), 1, null);
+
+        assertThat(v.toString()).isEqualTo("stepBytes: the sweep 4..68719476736 in steps of 4 B has more than 64 "
+                + "sizes, the limit");
+        assertThat(check(linear(null, 4, 256, 4), 1, null)).as("64 sizes").isNull();
+    }
+
     @Test
     void aSweepWithNoWholeElementPerRankIsRefused() {
         assertThat(check(spec(CollectiveOp.ALL_GATHER, DataType.FLOAT32, null, null, 8, 8), 4, null).message())
                 .contains("holds no size of at least one element per rank");
+    }
+
+    private static JobSpec excluding(CollectiveOp op, Integer root, Integer... ranks) {
+        return new JobSpec(op, DataType.FLOAT32, null, root, 8L, 1024L, 2, null, null, null, null, 60, null,
+                null, Arrays.asList(ranks));
+    }
+
+    @Test
+    void excludedRanksThatLeaveTwoOrMoreBreakNoRule() {
+        assertThat(check(excluding(null, null, 1, 3), 4, Backend.RING)).isNull();
+        assertThat(check(excluding(CollectiveOp.BROADCAST, 2, 0, 1), 4, null)).isNull();
+        assertThat(check(excluding(null, null), 2, null)).as("an empty list leaves no rank out").isNull();
+    }
+
+    @Test
+    void anExcludedRankOutsideTheGroupIsRefused() {
+        assertThat(check(excluding(null, null, 4), 4, null).toString())
+                .isEqualTo("excludeRanks: 4 is not a rank of this group (world size 4)");
+        assertThat(check(excluding(null, null, -1), 4, null).field()).isEqualTo("excludeRanks");
+        assertThat(check(excluding(null, null, (Integer) null), 4, null).message()).startsWith("null is not a rank");
+    }
+
+    @Test
+    void excludedRanksMustBeSortedAndDistinct() {
+        assertThat(check(excluding(null, null, 2, 1), 4, null).message()).isEqualTo("must be sorted and distinct, was [2, 1]");
+        assertThat(check(excluding(null, null, 1, 1), 4, null).field()).isEqualTo("excludeRanks");
+    }
+
+    @Test
+    void excludingAllRanksOrAllButOneIsRefused() {
+        assertThat(check(excluding(null, null, 0, 1, 2), 3, null).message())
+                .isEqualTo("leaves 0 of 3 ranks; at least 2 must run the job");
+        assertThat(check(excluding(null, null, 0, 2), 3, null).message())
+                .isEqualTo("leaves 1 of 3 ranks; at least 2 must run the job");
+    }
+
+    @Test
+    void theRootOfARootedOpMustNotBeExcluded() {
+        Violation v = check(excluding(CollectiveOp.REDUCE, 1, 1), 4, null);
+        assertThat(v.field()).isEqualTo("root");
+        assertThat(v.message()).isEqualTo("rank 1 is in excludeRanks; the root must run the job");
+        assertThat(check(excluding(CollectiveOp.ALL_REDUCE, null, 0), 4, null)).as("no root on an all-reduce").isNull();
+    }
+
+    @Test
+    void aValidationCannotExcludeRanks() {
+        JobSpec s = new JobSpec(null, null, null, null, 1024L, 4096L, 4, null, null, null, null, 60,
+                new ValidationSpec(null, null, null, null, null, null), null, List.of(1));
+        assertThat(check(s, 4, null).field()).isEqualTo("excludeRanks");
+    }
+
+    @Test
+    void theSizesOfAGatherAreCountedForTheKeptRanks() {
+        // 12 B of int32 on 3 kept ranks is one element each; on all 4 it holds no whole element per rank
+        JobSpec gather = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, null, null, 12L, 12L, 2, null, null, null,
+                null, 60, null, null, List.of(3));
+        assertThat(check(gather, 4, null)).isNull();
+        assertThat(gather.sizes(gather.keptSize(4))).containsExactly(12L);
     }
 }

@@ -2,7 +2,10 @@ package io.allsum.model.jobs;
 
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
+import io.allsum.client.AllsumJson;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,6 +36,50 @@ class JobSpecTest {
         assertThat(sweep(null, null, 1024, 1 << 20, 1).sizes(2)).containsExactly(1024L);
     }
 
+    private static JobSpec linear(CollectiveOp op, long min, long max, Integer factor, long step) {
+        return new JobSpec(op, DataType.FLOAT32, null, null, min, max, factor, null, null, null, null, null, null,
+                step, null);
+    }
+
+    @Test
+    void stepBytesStepsLinearlyLikeNcclTestsDashI() {
+        assertThat(linear(null, 1024, 4096, null, 1024).sizes(2)).containsExactly(1024L, 2048L, 3072L, 4096L);
+        assertThat(linear(null, 1024, 4000, 1, 1024).sizes(2)).as("the last step past maxBytes is not run")
+                .containsExactly(1024L, 2048L, 3072L);
+        assertThat(linear(null, 1024, 4096, null, 1024).withDefaults().stepFactor()).isEqualTo(1);
+    }
+
+    @Test
+    void linearSizesAreRoundedToElementsAndRepeatsDropped() {
+        // float32: 8, 10, 12, 14, 16 round to 8, 8, 12, 12, 16
+        assertThat(linear(null, 8, 16, null, 2).sizes(1)).containsExactly(8L, 12L, 16L);
+        // all_gather on 3 ranks: multiples of 12 B; 12, 22, 32, 42, 52 round to 12, 12, 24, 36, 48
+        assertThat(linear(CollectiveOp.ALL_GATHER, 12, 52, null, 10).sizes(3)).containsExactly(12L, 24L, 36L, 48L);
+    }
+
+    @Test
+    void aLinearSweepFromZeroContinuesOneStepOn() {
+        assertThat(linear(null, 0, 300, null, 100).sizes(2)).containsExactly(0L, 100L, 200L, 300L);
+    }
+
+    @Test
+    void aLongLinearSweepCanBeCutShort() {
+        JobSpec spec = linear(null, 4, 1L << 40, null, 4);
+
+        assertThat(spec.sizes(1, 3)).containsExactly(4L, 8L, 12L);
+        assertThat(linear(null, 8, Long.MAX_VALUE, null, Long.MAX_VALUE - 1).sizes(1)).containsExactly(8L);
+    }
+
+    @Test
+    void stepBytesIsTheJsonFieldStepBytes() throws Exception {
+        JobSpec spec = io.allsum.model.ProtocolJson.mapper().readValue(
+                "{\"minBytes\":1024,\"maxBytes\":4096,\"stepBytes\":1024}", JobSpec.class);
+
+        assertThat(spec.stepBytes()).isEqualTo(1024L);
+        assertThat(spec.sizes(1)).containsExactly(1024L, 2048L, 3072L, 4096L);
+        assertThat(io.allsum.model.ProtocolJson.mapper().writeValueAsString(spec)).contains("\"stepBytes\":1024");
+    }
+
     @Test
     void defaultsAreAnAllSumOfFloat32From8BytesTo64MiB() {
         JobSpec spec = new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null).withDefaults();
@@ -40,5 +87,28 @@ class JobSpecTest {
         assertThat(spec.dtype()).isEqualTo(DataType.FLOAT32);
         assertThat(spec.sizes(1)).first().isEqualTo(8L);
         assertThat(spec.sizes(1)).last().isEqualTo(64L << 20);
+    }
+
+    @Test
+    void theKeptRanksRunTheJobRenumberedWithTheRootAmongThem() {
+        JobSpec s = new JobSpec(CollectiveOp.BROADCAST, null, null, 3, 8L, 8L, 2, null, null, null, null, null, null,
+                null, List.of(0, 2, 5)).withDefaults();
+        assertThat(s.excludeRanks()).as("kept by the defaults").containsExactly(0, 2, 5);
+        assertThat(s.keptRanks(6)).containsExactly(1, 3, 4);
+        assertThat(s.keptSize(6)).isEqualTo(3);
+        JobSpec kept = s.onKeptRanks();
+        assertThat(kept.root()).as("rank 3 is the second kept rank").isEqualTo(1);
+        assertThat(kept.excluded()).isEmpty();
+        assertThat(sweep(null, null, 8, 8, 2).excluded()).isEmpty();
+    }
+
+    @Test
+    void excludeRanksTravelInJsonAsWholeNumbers() {
+        var json = AllsumJson.mapper();
+        JobSpec s = json.readValue("{\"excludeRanks\": [1, 3.0]}", JobSpec.class);
+        assertThat(s.excludeRanks()).containsExactly(1, 3);
+        assertThat(json.writeValueAsString(s)).contains("\"excludeRanks\":[1,3]");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                () -> json.readValue("{\"excludeRanks\": [1.5]}", JobSpec.class))).hasMessageContaining("whole number");
     }
 }

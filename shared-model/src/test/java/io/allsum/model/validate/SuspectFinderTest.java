@@ -37,6 +37,15 @@ class SuspectFinderTest {
         return solo;
     }
 
+    /** Host 10.0.0.3 (ranks 4 and 5) is the only suspect, for {@code reason}. */
+    private static void assertTheOneSuspectIsHost3(List<Suspect> suspects, String reason) {
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.3");
+            assertThat(s.reason()).contains(reason);
+        });
+    }
+
     @Test
     void aHealthyGroupHasNoSuspects() {
         Random noise = new Random(7);
@@ -75,11 +84,7 @@ class SuspectFinderTest {
             }
         }
         List<Suspect> suspects = FINDER.find(PLACES, Map.of(), pairs, Map.of(5, 6), 6);
-        assertThat(suspects).singleElement().satisfies(s -> {
-            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
-            assertThat(s.host()).isEqualTo("10.0.0.3");
-            assertThat(s.reason()).contains("rank 5 arrived last at the all-reduce in 6 of 6 sizes");
-        });
+        assertTheOneSuspectIsHost3(suspects, "rank 5 arrived last at the all-reduce in 6 of 6 sizes");
     }
 
     @Test
@@ -95,11 +100,7 @@ class SuspectFinderTest {
         // host 10.0.0.3 (ranks 4 and 5): slow to every other host, fine between its own ranks
         var pairs = pairs(noise, (a, b) -> (a / 2 == 2) != (b / 2 == 2) ? 0.2 : 1.0);
         List<Suspect> suspects = FINDER.find(PLACES, solo(noise, -1), pairs, Map.of(), 0);
-        assertThat(suspects).singleElement().satisfies(s -> {
-            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
-            assertThat(s.host()).isEqualTo("10.0.0.3");
-            assertThat(s.reason()).contains("every rank on 10.0.0.3");
-        });
+        assertTheOneSuspectIsHost3(suspects, "every rank on 10.0.0.3");
     }
 
     @Test
@@ -123,6 +124,37 @@ class SuspectFinderTest {
             assertThat(s.rank()).isEqualTo(1);
             assertThat(s.peerRank()).isEqualTo(6);
         });
+    }
+
+    @Test
+    void slowPairsAreTheOutliersOfTheLinkRuleTheSlowestFirst() {
+        Random noise = new Random(23);
+        var pairs = pairs(noise, (a, b) -> a == 1 && b == 6 ? 0.3 : a == 2 && b == 5 ? 0.1 : 1.0);
+        assertThat(FINDER.slowPairs(pairs)).containsExactly(Pair.of(2, 5), Pair.of(1, 6));
+        assertThat(FINDER.find(PLACES, Map.of(), pairs, Map.of(), 0)).allSatisfy(s ->
+                assertThat(s.kind()).isEqualTo(Suspect.Kind.LINK))
+                .extracting(s -> Pair.of(s.rank(), s.peerRank())).containsExactly(Pair.of(1, 6), Pair.of(2, 5));
+        assertThat(FINDER.slowPairs(pairs(noise, (a, b) -> 1.0))).isEmpty();
+        assertThat(FINDER.slowPairs(Map.of(Pair.of(0, 1), 1.0, Pair.of(0, 2), 0.01))).as("no majority").isEmpty();
+        // 70% short: an outlier at the default shortfall, none at 0.8
+        assertThat(new SuspectFinder(new Thresholds(3.5, 0.8, 0.5, 0.5)).slowPairs(pairs))
+                .containsExactly(Pair.of(2, 5));
+    }
+
+    @Test
+    void everyLinkSuspectIsASlowPair() {
+        Random noise = new Random(29);
+        for (int run = 0; run < 200; run++) {
+            int a = noise.nextInt(8);
+            int b = noise.nextInt(8);
+            double slow = 0.05 + 0.9 * noise.nextDouble();
+            var pairs = pairs(noise, (l, h) -> Pair.of(a, b == a ? (a + 1) % 8 : b).equals(Pair.of(l, h)) ? slow : 1.0);
+            List<Pair> slowPairs = FINDER.slowPairs(pairs);
+            List<Pair> links = FINDER.find(PLACES, Map.of(), pairs, Map.of(), 0).stream()
+                    .filter(s -> s.kind() == Suspect.Kind.LINK).map(s -> Pair.of(s.rank(), s.peerRank())).toList();
+            assertThat(slowPairs).as("run %d", run).containsAll(links);
+            assertThat(links).as("run %d: one slow pair of 28 is a link", run).containsExactlyElementsOf(slowPairs);
+        }
     }
 
     @Test

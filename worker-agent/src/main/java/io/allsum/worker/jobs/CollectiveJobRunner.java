@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  * Each {@link RankSizeResult} holds, like an nccl-tests row: {@code bytes}, the op's whole buffer (the gathered
  * output of all-gather, the full input of reduce-scatter); {@code count}, the element count passed to the call
  * (each rank's share for all-gather and reduce-scatter, all elements otherwise); {@code timeMicros}, the average of
- * the timed calls; {@code wrongElements}, or -1 when the job does not verify.
+ * the timed calls; {@code wrongElements}, or -1 when the job does not verify. A job with {@code excludeRanks} runs
+ * on a communicator split off for the other ranks; a rank left out returns no results.
  */
 public final class CollectiveJobRunner implements JobRunner {
 
@@ -77,8 +78,12 @@ public final class CollectiveJobRunner implements JobRunner {
                                     BooleanSupplier cancelled) {
         Objects.requireNonNull(comm, "comm");
         ProgressListener progress = listener != null ? listener : ProgressListener.NONE;
+        JobSpec checked = validated(spec, comm.size(), comm.backend());
+        if (!checked.excluded().isEmpty()) {
+            return runOnKeptRanks(comm, checked, progress, cancelled);
+        }
         int worldSize = comm.size();
-        JobSpec job = validated(spec, worldSize, comm.backend());
+        JobSpec job = checked;
         int width = job.dtype().bytes();
         List<CollectiveOp.Shape> shapes = job.sizes(worldSize).stream()
                 .map(bytes -> job.op().shape(width, bytes, worldSize))
@@ -114,6 +119,22 @@ public final class CollectiveJobRunner implements JobRunner {
             }
         }
         return results;
+    }
+
+    /**
+     * A job that leaves ranks out: every rank takes part in the split (it is collective over the group), the kept
+     * ones run the job on their own communicator, numbered in rank order; a rank left out measures no size.
+     */
+    private List<RankSizeResult> runOnKeptRanks(Communicator comm, JobSpec job, ProgressListener progress,
+                                                BooleanSupplier cancelled) {
+        boolean left = job.excluded().contains(comm.rank());
+        Communicator kept = comm.split(left ? -1 : 0, comm.rank());
+        if (kept == null) {
+            return List.of();
+        }
+        try (kept) {
+            return run(kept, job.onKeptRanks(), progress, cancelled);
+        }
     }
 
     /**

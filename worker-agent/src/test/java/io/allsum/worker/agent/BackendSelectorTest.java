@@ -2,6 +2,8 @@ package io.allsum.worker.agent;
 
 import io.allsum.model.Backend;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,22 +12,12 @@ class BackendSelectorTest {
 
     private final StubCommunicatorFactory ring = new StubCommunicatorFactory(Backend.RING, true);
 
-    @Test
-    void autoPicksNcclWhenItIsAvailable() {
-        StubCommunicatorFactory nccl = new StubCommunicatorFactory(Backend.NCCL, true);
-        assertThat(BackendSelector.select(BackendChoice.AUTO, nccl, ring)).isSameAs(nccl);
-    }
-
-    @Test
-    void autoFallsBackToTheRingWithoutNccl() {
-        StubCommunicatorFactory nccl = new StubCommunicatorFactory(Backend.NCCL, false);
-        assertThat(BackendSelector.select(BackendChoice.AUTO, nccl, ring)).isSameAs(ring);
-    }
-
-    @Test
-    void ringIsTakenWhenConfiguredEvenWithNcclAvailable() {
-        StubCommunicatorFactory nccl = new StubCommunicatorFactory(Backend.NCCL, true);
-        assertThat(BackendSelector.select(BackendChoice.RING, nccl, ring)).isSameAs(ring);
+    @ParameterizedTest(name = "{0} with NCCL available: {1} picks {2}")
+    @CsvSource({"AUTO, true, NCCL", "AUTO, false, RING", "RING, true, RING"})
+    void autoPicksNcclWhenAvailableAndRingIsTakenWhenConfigured(BackendChoice choice, boolean ncclAvailable,
+                                                                Backend picked) {
+        StubCommunicatorFactory nccl = new StubCommunicatorFactory(Backend.NCCL, ncclAvailable);
+        assertThat(BackendSelector.select(choice, nccl, ring)).isSameAs(picked == Backend.NCCL ? nccl : ring);
     }
 
     @Test

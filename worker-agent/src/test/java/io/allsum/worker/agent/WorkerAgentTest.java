@@ -1,5 +1,6 @@
 package io.allsum.worker.agent;
 
+import io.allsum.client.AllsumClientException;
 import io.allsum.model.Backend;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -298,28 +300,28 @@ class WorkerAgentTest {
         assertThat(server.reports.getFirst().generation()).isEqualTo(3L);
     }
 
-    @Test
-    void anUnreachableServerIsReportedInTheClientsOneLineWords() throws Exception {
+    /** Every join fails with a fresh {@code failure}; with 2 restarts allowed, the agent's exit code. */
+    private int exitCodeWhenEveryJoinFails(Supplier<AllsumClientException> failure) throws Exception {
         for (int i = 0; i < 10; i++) {
-            server.joinErrors.add(new io.allsum.client.AllsumClientException(0, "Unreachable",
-                    "cannot reach the rendezvous server at http://127.0.0.1:9 (connection refused)", false, null));
+            server.joinErrors.add(failure.get());
         }
         start(2, (c, j, stop) -> ONE_ROW);
+        return exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
 
-        assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
+    @Test
+    void anUnreachableServerIsReportedInTheClientsOneLineWords() throws Exception {
+        assertThat(exitCodeWhenEveryJoinFails(() -> new AllsumClientException(0, "Unreachable",
+                "cannot reach the rendezvous server at http://127.0.0.1:9 (connection refused)", false, null)))
+                .isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
         assertThat(agent.status().lastFailure())
                 .endsWith("last failure: cannot reach the rendezvous server at http://127.0.0.1:9 (connection refused)");
     }
 
     @Test
     void givesUpWithANonZeroExitAfterMaxRestarts() throws Exception {
-        for (int i = 0; i < 10; i++) {
-            server.joinErrors.add(new io.allsum.client.AllsumClientException(0, "Join deadline passed",
-                    "missing ranks [2]", true, null));
-        }
-        start(2, (c, j, stop) -> ONE_ROW);
-
-        assertThat(exitCode.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
+        assertThat(exitCodeWhenEveryJoinFails(() -> new AllsumClientException(0, "Join deadline passed",
+                "missing ranks [2]", true, null))).isEqualTo(WorkerAgent.EXIT_RESTARTS_EXHAUSTED);
         assertThat(agent.status().state()).isEqualTo(AgentState.FAILED);
         assertThat(agent.status().lastFailure()).contains("gives up after 2 restarts").contains("missing ranks [2]");
         assertThat(server.joins).hasSize(3);

@@ -328,4 +328,35 @@ class CollectiveJobRunnerTest {
                 .isInstanceOf(JobDoesNotFitException.class)
                 .hasMessageContaining("allsum.worker.job-memory-limit");
     }
+
+    @Test
+    void withAnExcludedRankTheOthersRunTheSweepAmongThemselvesAndItMeasuresNothing() {
+        InMemoryCommunicator.World world = new InMemoryCommunicator.World(4, false);
+        // 12 B of int32: one element each for 3 kept ranks, none for all 4; the root, rank 3, is the third kept rank
+        List<JobSpec> specs = List.of(
+                new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 12L, 12L, 2, 1, 0, false, true,
+                        null, null, null, List.of(1)),
+                new JobSpec(CollectiveOp.BROADCAST, DataType.INT32, ReduceOp.SUM, 3, 12L, 12L, 2, 1, 0, false, true,
+                        null, null, null, List.of(1)),
+                new JobSpec(CollectiveOp.SEND_RECV, DataType.FLOAT32, ReduceOp.SUM, 0, 8L, 64L, 2, 1, 0, false, true,
+                        null, null, null, List.of(1)));
+        for (JobSpec spec : specs) {
+            List<List<RankSizeResult>> perRank = Ranks.onEveryRank(world, UnaryOperator.identity(),
+                    comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));
+
+            assertThat(perRank.get(1)).as("%s: the excluded rank", spec.op()).isEmpty();
+            for (int rank : List.of(0, 2, 3)) {
+                assertThat(perRank.get(rank)).as("%s rank %d", spec.op(), rank)
+                        .hasSize(spec.sizes(3).size())
+                        .extracting(RankSizeResult::wrongElements).containsOnly(0L);
+            }
+        }
+        assertThat(perRankCount(world)).as("one 3-rank group split off per job").containsOnly(3);
+        assertThat(world.closedSplits).as("every kept rank closes its communicator").hasValue(3 * specs.size());
+        assertThat(world.openBuffers).hasValue(0);
+    }
+
+    private static List<Integer> perRankCount(InMemoryCommunicator.World world) {
+        return world.splits.values().stream().map(w -> w.size).toList();
+    }
 }

@@ -1,10 +1,10 @@
 package io.allsum.worker.jobs;
 
-import io.allsum.model.Backend;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.Communicator;
+import io.allsum.worker.comm.ForwardingCommunicator;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,121 +12,60 @@ import java.nio.ByteOrder;
 /**
  * Wraps a communicator and, after every collective, corrupts the first {@code corrupted} elements of this rank's
  * output by flipping the second-highest bit of each: a change far beyond any tolerance in every dtype (for floats
- * the top exponent bit).
+ * the top exponent bit). Control calls ({@code maxOverRanks}) pass through the delegate's own collectives, never
+ * corrupted.
  */
-class FaultyCommunicator implements Communicator {
+class FaultyCommunicator extends ForwardingCommunicator {
 
-    private final Communicator delegate;
     private final int corrupted;
 
     FaultyCommunicator(Communicator delegate, int corrupted) {
-        this.delegate = delegate;
+        super(delegate);
         this.corrupted = corrupted;
     }
 
     @Override
-    public int rank() {
-        return delegate.rank();
-    }
-
-    @Override
-    public int size() {
-        return delegate.size();
-    }
-
-    @Override
-    public Backend backend() {
-        return delegate.backend();
-    }
-
-    @Override
-    public CommBuffer allocate(long bytes) {
-        return delegate.allocate(bytes);
-    }
-
-    /** Control, not job data: never corrupted. */
-    @Override
-    public int maxOverRanks(int value) {
-        return delegate.maxOverRanks(value);
-    }
-
-    @Override
-    public long allocatableBytes() {
-        return delegate.allocatableBytes();
-    }
-
-    @Override
     public void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op) {
-        delegate.allReduce(send, recv, count, type, op);
+        super.allReduce(send, recv, count, type, op);
         corrupt(recv, 0, count, type);
     }
 
     @Override
     public void allGather(CommBuffer send, CommBuffer recv, long sendCount, DataType type) {
-        delegate.allGather(send, recv, sendCount, type);
+        super.allGather(send, recv, sendCount, type);
         corrupt(recv, 0, sendCount * size(), type);
     }
 
     @Override
     public void reduceScatter(CommBuffer send, CommBuffer recv, long recvCount, DataType type, ReduceOp op) {
-        delegate.reduceScatter(send, recv, recvCount, type, op);
+        super.reduceScatter(send, recv, recvCount, type, op);
         corrupt(recv, send == recv ? rank() * recvCount : 0, recvCount, type);
     }
 
     @Override
     public void broadcast(CommBuffer send, CommBuffer recv, long count, DataType type, int root) {
-        delegate.broadcast(send, recv, count, type, root);
+        super.broadcast(send, recv, count, type, root);
         corrupt(recv, 0, count, type);
     }
 
     @Override
     public void reduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op, int root) {
-        delegate.reduce(send, recv, count, type, op, root);
+        super.reduce(send, recv, count, type, op, root);
         if (rank() == root) {
             corrupt(recv, 0, count, type);
         }
     }
 
     @Override
-    public void send(CommBuffer buffer, long count, DataType type, int peer) {
-        delegate.send(buffer, count, type, peer);
-    }
-
-    @Override
     public void recv(CommBuffer buffer, long count, DataType type, int peer) {
-        delegate.recv(buffer, count, type, peer);
+        super.recv(buffer, count, type, peer);
         corrupt(buffer, 0, count, type);
     }
 
     @Override
     public void sendRecv(CommBuffer send, int sendPeer, CommBuffer recv, int recvPeer, long count, DataType type) {
-        delegate.sendRecv(send, sendPeer, recv, recvPeer, count, type);
+        super.sendRecv(send, sendPeer, recv, recvPeer, count, type);
         corrupt(recv, 0, count, type);
-    }
-
-    @Override
-    public void barrier() {
-        delegate.barrier();
-    }
-
-    @Override
-    public Communicator split(int color, int key) {
-        return delegate.split(color, key);
-    }
-
-    @Override
-    public long timeNanos(Runnable body) {
-        return delegate.timeNanos(body);
-    }
-
-    @Override
-    public void abort() {
-        delegate.abort();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     private void corrupt(CommBuffer buffer, long firstElement, long elements, DataType type) {

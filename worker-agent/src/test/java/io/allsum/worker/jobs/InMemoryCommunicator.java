@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * multiplied by 1/n rounded to the type (to half for float8) and the products are summed left to right, rounding
  * to the type after every step.
  */
-final class InMemoryCommunicator implements Communicator {
+record InMemoryCommunicator(World world, int rank) implements Communicator {
 
     /** The state every rank of one in-memory group shares. */
     static final class World {
@@ -42,9 +42,25 @@ final class InMemoryCommunicator implements Communicator {
         /** What each rank's {@link #allocatableBytes} answers, by rank; unlimited when absent. */
         final java.util.Map<Integer, Long> allocatable = new java.util.concurrent.ConcurrentHashMap<>();
         final AtomicInteger openBuffers = new AtomicInteger();
+        /** Each rank's (color, key) of the split under way. */
+        final int[][] splitPosts;
+        /** The groups split off this one, by split number and color: every member joins the same world. */
+        final java.util.Map<String, World> splits = new java.util.concurrent.ConcurrentHashMap<>();
+        /** How many splits each rank has made: the same on every rank, so it numbers a split. */
+        final int[] splitsMade;
+        /** Sub-communicators closed, over all splits. */
+        final AtomicInteger closedSplits = new AtomicInteger();
+        private final World parent;
 
         @SuppressWarnings("unchecked")
         World(int size, boolean premultiplyAverage) {
+            this(size, premultiplyAverage, null);
+        }
+
+        private World(int size, boolean premultiplyAverage, World parent) {
+            this.parent = parent;
+            this.splitPosts = new int[size][];
+            this.splitsMade = new int[size];
             this.size = size;
             this.premultiplyAverage = premultiplyAverage;
             this.barrier = new CyclicBarrier(size);
@@ -116,19 +132,6 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     private static final long DEADLINE_SECONDS = 20;
-
-    private final World world;
-    private final int rank;
-
-    private InMemoryCommunicator(World world, int rank) {
-        this.world = world;
-        this.rank = rank;
-    }
-
-    @Override
-    public int rank() {
-        return rank;
-    }
 
     @Override
     public int size() {
@@ -236,7 +239,20 @@ final class InMemoryCommunicator implements Communicator {
 
     @Override
     public Communicator split(int color, int key) {
-        throw new UnsupportedOperationException("the in-memory test communicator does not split");
+        world.splitPosts[rank] = new int[]{color, key};
+        await("split");
+        List<Integer> members = java.util.stream.IntStream.range(0, world.size)
+                .filter(r -> world.splitPosts[r][0] == color).boxed()
+                .sorted(java.util.Comparator.<Integer>comparingInt(r -> world.splitPosts[r][1]).thenComparingInt(r -> r))
+                .toList();
+        int number = world.splitsMade[rank]++;
+        await("split"); // every rank has read the posts before a next split overwrites them
+        if (color < 0) {
+            return null;
+        }
+        World sub = world.splits.computeIfAbsent(number + ":" + color,
+                k -> new World(members.size(), world.premultiplyAverage, world));
+        return sub.communicator(members.indexOf(rank));
     }
 
     @Override
@@ -253,6 +269,9 @@ final class InMemoryCommunicator implements Communicator {
 
     @Override
     public void close() {
+        if (world.parent != null) {
+            world.parent.closedSplits.incrementAndGet();
+        }
     }
 
     private interface Compute {
@@ -334,16 +353,7 @@ final class InMemoryCommunicator implements Communicator {
         double acc = 0;
         for (int q = 0; q < world.size; q++) {
             double v = DTypeCodec.decodeFloat(type, DTypeCodec.readBits(world.posted[q].buffer().view, at, type.bytes()));
-            if (q == 0) {
-                acc = v;
-                continue;
-            }
-            acc = switch (op) {
-                case SUM, AVG -> acc + v;
-                case PROD -> acc * v;
-                case MAX -> Math.max(acc, v);
-                case MIN -> Math.min(acc, v);
-            };
+            acc = q == 0 ? v : op.combine(acc, v);
         }
         if (op == ReduceOp.AVG) {
             acc /= world.size;

@@ -7,6 +7,10 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.RankPlace;
+import io.allsum.model.validate.Suspect;
+import io.allsum.model.validate.SuspectFinder;
+import io.allsum.model.validate.Thresholds;
 import io.allsum.worker.comm.Communicator;
 import org.junit.jupiter.api.Test;
 
@@ -16,9 +20,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -123,6 +131,150 @@ class ValidationRunnerTest {
                         () -> true)))
                 .isInstanceOf(CancellationException.class)
                 .hasMessageContaining("before phase alone");
+    }
+
+    @Test
+    void aPairSlowOnlyTheFirstTimeIsMeasuredAgainAndCountsAsHealthy() {
+        Pair pair = Pair.of(1, 4);
+        Map<Integer, AtomicInteger> calls = new ConcurrentHashMap<>();
+        Map<Pair, Double> pairs = pairFigures(6, slowPair(pair, call -> call <= BULK_CALLS, calls), calls);
+        assertThat(calls.get(pair.low())).as("measured twice").hasValue(2 * CALLS_PER_MEASUREMENT);
+        assertThat(new SuspectFinder(validation(1024).validation().thresholds()).slowPairs(pairs)).doesNotContain(pair);
+    }
+
+    @Test
+    void aPairSlowEveryTimeIsStillTheOutlierAfterItsRetest() {
+        Pair pair = Pair.of(1, 4);
+        Map<Integer, AtomicInteger> calls = new ConcurrentHashMap<>();
+        Map<Pair, Double> pairs = pairFigures(6,
+                slowPair(pair, call -> (call - 1) % CALLS_PER_MEASUREMENT < BULK_CALLS, calls), calls);
+        assertThat(calls.get(pair.low())).as("measured twice").hasValue(2 * CALLS_PER_MEASUREMENT);
+        SuspectFinder finder = new SuspectFinder(validation(1024).validation().thresholds());
+        assertThat(finder.slowPairs(pairs)).contains(pair);
+        List<RankPlace> places = IntStream.range(0, 6).mapToObj(r -> new RankPlace(r, "host" + r, "cpu")).toList();
+        assertThat(finder.find(places, Map.of(), pairs, Map.of(), 0))
+                .anySatisfy(s -> {
+                    assertThat(s.kind()).isEqualTo(Suspect.Kind.LINK);
+                    assertThat(Pair.of(s.rank(), s.peerRank())).isEqualTo(pair);
+                });
+    }
+
+    @Test
+    void theRetestTakesTheOutlierPairsOfBothSidesSlowestFirstAndNoneWhenMoreThanNAreOutliers() {
+        SuspectFinder finder = new SuspectFinder(Thresholds.DEFAULTS);
+        double[][] figures = new double[6][6];
+        for (double[] row : figures) {
+            java.util.Arrays.fill(row, 1.0);
+        }
+        for (int r = 0; r < 6; r++) {
+            figures[r][r] = Double.NaN;
+        }
+        figures[4][1] = 0.1; // one side saw it slow: the pair's figure is the slower side
+        figures[2][3] = 0.3;
+        figures[0][5] = Double.NaN; // one side did not report: the other counts
+        assertThat(ValidationRunner.retestSchedule(figures, finder).rounds())
+                .containsExactly(List.of(Pair.of(1, 4), Pair.of(2, 3)));
+        figures[0][5] = 1.0;
+        figures[1][2] = 0.2;
+        assertThat(ValidationRunner.retestSchedule(figures, finder).rounds())
+                .containsExactly(List.of(Pair.of(1, 4), Pair.of(2, 3)), List.of(Pair.of(1, 2)));
+        for (Pair more : List.of(Pair.of(0, 1), Pair.of(0, 2), Pair.of(0, 3), Pair.of(0, 4))) {
+            figures[more.low()][more.high()] = 0.2;
+        }
+        assertThat(finder.slowPairs(pairsOf(figures))).hasSize(7);
+        assertThat(ValidationRunner.retestSchedule(figures, finder).rounds()).isEmpty();
+    }
+
+    @Test
+    void theRetestLeavesOutThePairsOfARankSlowWithMostOfItsPeers() {
+        SuspectFinder finder = new SuspectFinder(Thresholds.DEFAULTS);
+        double[][] figures = new double[6][6];
+        for (int r = 0; r < 6; r++) {
+            java.util.Arrays.fill(figures[r], 1.0);
+            figures[r][r] = Double.NaN;
+        }
+        for (int peer : new int[]{0, 1, 3}) {
+            figures[peer][5] = 0.1; // rank 5: slow with 3 of its 5 peers, a rank suspect, not a passing hiccup
+        }
+        figures[1][2] = 0.2;
+        assertThat(finder.slowRanks(pairsOf(figures), finder.slowPairs(pairsOf(figures)))).containsExactly(5);
+        assertThat(ValidationRunner.retestSchedule(figures, finder).rounds()).containsExactly(List.of(Pair.of(1, 2)));
+    }
+
+    @Test
+    void everyRankHoldsEveryRanksPairFigures() {
+        int n = 4;
+        List<double[][]> shared = Ranks.onEveryRank(n, comm -> ValidationRunner.shareFigures(comm,
+                IntStream.range(0, n).filter(p -> p != comm.rank() && p != 3 - comm.rank())
+                        .mapToObj(p -> new RankValidation.PairMeasurement(p, 8, 10 * comm.rank() + p, 1.0)).toList()));
+        for (double[][] figures : shared) {
+            for (int r = 0; r < n; r++) {
+                for (int c = 0; c < n; c++) {
+                    if (r == c || c == 3 - r) {
+                        assertThat(figures[r][c]).isNaN();
+                    } else {
+                        assertThat(figures[r][c]).isEqualTo(10 * r + c);
+                    }
+                }
+            }
+        }
+    }
+
+    /** sendRecv calls of one measurement of a pair: a warm-up, the timed bulk exchanges, the latency exchanges. */
+    private static final int BULK_CALLS = 1 + 2;
+    private static final int CALLS_PER_MEASUREMENT = BULK_CALLS + ValidationRunner.LATENCY_ITERATIONS;
+
+    /** The server's pair figures (each pair's slower side) of a validation of {@code n} ranks through {@code wrap}. */
+    private static Map<Pair, Double> pairFigures(int n, UnaryOperator<Communicator> wrap,
+                                                 Map<Integer, AtomicInteger> calls) {
+        InMemoryCommunicator.World world = new InMemoryCommunicator.World(n, false);
+        List<ValidationRunner.Outcome> outcomes = Ranks.onEveryRank(world, wrap, comm -> {
+            // the first run warms this JVM's code paths up; the counts start again for the second
+            ValidationRunner runner = new ValidationRunner(new CollectiveJobRunner());
+            runner.run(comm, validation(1024), "host" + comm.rank(), "cpu", v -> { }, () -> false);
+            calls.computeIfAbsent(comm.rank(), r -> new AtomicInteger()).set(0);
+            return runner.run(comm, validation(1024), "host" + comm.rank(), "cpu", v -> { }, () -> false);
+        });
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (int rank = 0; rank < n; rank++) {
+            for (RankValidation.PairMeasurement p : outcomes.get(rank).validation().pairs()) {
+                pairs.merge(Pair.of(rank, p.peer()), p.gbps(), Math::min);
+            }
+        }
+        return pairs;
+    }
+
+    private static Map<Pair, Double> pairsOf(double[][] figures) {
+        Map<Pair, Double> pairs = new HashMap<>();
+        for (int a = 0; a < figures.length; a++) {
+            for (int b = a + 1; b < figures.length; b++) {
+                pairs.put(Pair.of(a, b), Math.min(figures[a][b], figures[b][a]));
+            }
+        }
+        return pairs;
+    }
+
+    /**
+     * Every bulk exchange takes 5 ms more, which evens out the in-memory exchanges' own spread (tenfold on shared
+     * cores), and {@code pair}'s take 50 ms more when {@code slowCall} holds for their number (from 1, counted in
+     * {@code calls} by its lower rank): a link that is slow, or a shared host that is slow for a moment.
+     */
+    static UnaryOperator<Communicator> slowPair(Pair pair, IntPredicate slowCall, Map<Integer, AtomicInteger> calls) {
+        return comm -> (Communicator) Proxy.newProxyInstance(Communicator.class.getClassLoader(),
+                new Class<?>[]{Communicator.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("sendRecv")) {
+                        boolean bulk = (long) args[4] > 2;
+                        boolean slow = comm.rank() == pair.low() && (int) args[1] == pair.high()
+                                && slowCall.test(calls.computeIfAbsent(comm.rank(), r -> new AtomicInteger())
+                                .incrementAndGet());
+                        LockSupport.parkNanos((bulk ? 5_000_000 : 0) + (slow ? 50_000_000 : 0));
+                    }
+                    try {
+                        return method.invoke(comm, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     /** Each exchange that involves {@code slow} takes 20 ms more, as through a throttled link. */

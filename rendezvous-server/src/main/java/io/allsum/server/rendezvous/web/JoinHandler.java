@@ -11,12 +11,13 @@ import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
 import io.allsum.model.security.BearerToken;
+import io.allsum.server.problem.ProblemException;
 import io.allsum.server.security.BearerTokenFilter;
 import io.allsum.server.web.BodySizeLimitFilter;
 import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.LongPollWait;
 import io.allsum.server.web.ProblemDetailsAdvice;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.web.ProblemResponse;
 import io.allsum.server.web.ProblemWriter;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -98,18 +99,25 @@ final class JoinHandler extends Handler.Wrapper {
         }
         response.getHeaders().put(Protocol.EPOCH_HEADER, epoch);
         if (token != null) {
-            ProblemException refused = BearerTokenFilter.refusal(token.check(
+            ProblemResponse refused = BearerTokenFilter.refusal(token.check(
                     request.getHeaders().get(HttpHeader.AUTHORIZATION)));
             if (refused != null) {
                 refuse(request, response, callback, refused, false); // an unauthenticated body is never read
                 return true;
             }
         }
+        if (!HttpMethod.POST.is(request.getMethod())) {
+            ProblemResponse refused = ProblemResponse.of(ProblemCode.METHOD_NOT_ALLOWED, "method "
+                    + oneLine(request.getMethod()) + " is not supported on " + Protocol.RENDEZVOUS_PATH + "; use POST");
+            refused.getHeaders().set(HttpHeader.ALLOW.asString(), HttpMethod.POST.asString());
+            refuse(request, response, callback, refused, true);
+            return true;
+        }
         Settings settings;
         try {
             settings = settings(request);
         } catch (ProblemException e) {
-            refuse(request, response, callback, e, true);
+            refuse(request, response, callback, ProblemResponse.of(e), true);
             return true;
         }
         // The body is a few hundred bytes, most often read with the headers: no thread waits for it, and the
@@ -135,18 +143,13 @@ final class JoinHandler extends Handler.Wrapper {
     record Settings(Duration waitFor, boolean rankView, boolean gzip) {
     }
 
-    /** The join's settings, or the problem of a request that is not one. */
+    /** A POST's join settings, or the problem of a request that is not a join. */
     Settings settings(Request request) {
-        if (!HttpMethod.POST.is(request.getMethod())) {
-            ProblemException refused = new ProblemException(ProblemCode.METHOD_NOT_ALLOWED, "method "
-                    + oneLine(request.getMethod()) + " is not supported on " + Protocol.RENDEZVOUS_PATH + "; use POST");
-            refused.getHeaders().set(HttpHeader.ALLOW.asString(), HttpMethod.POST.asString());
-            throw refused;
-        }
         HttpFields headers = request.getHeaders();
         long length = request.getLength();
         if (length > maxBody) {
-            throw tooLarge("the request body has " + length + " bytes; the limit is " + maxBody + " bytes");
+            throw new ProblemException(ProblemCode.BODY_TOO_LARGE, "the request body has " + length
+                    + " bytes; the limit is " + maxBody + " bytes");
         }
         String contentType = headers.get(HttpHeader.CONTENT_TYPE);
         if (!isJson(contentType)) {
@@ -212,10 +215,6 @@ final class JoinHandler extends Handler.Wrapper {
         return line.length() > 32 ? line.substring(0, 32) + "..." : line;
     }
 
-    private static ProblemException tooLarge(String detail) {
-        return new ProblemException(ProblemCode.BODY_TOO_LARGE, detail);
-    }
-
     /** {@code application/json}, in UTF-8 (JSON's own encoding) if a charset is named at all. */
     static boolean isJson(String contentType) {
         if (contentType == null) {
@@ -264,23 +263,30 @@ final class JoinHandler extends Handler.Wrapper {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
                 : failure;
         if (cause instanceof TimeoutException) {
-            ProblemException slow = new ProblemException(ProblemCode.REQUEST_TIMEOUT, "the join's body did not "
+            ProblemResponse slow = ProblemResponse.of(ProblemCode.REQUEST_TIMEOUT, "the join's body did not "
                     + "arrive within " + bodyTimeoutMillis + " ms of its headers (allsum.rendezvous.body-timeout)");
             respondProblem(response, callback, slow, true, true);
         } else if (cause instanceof IOException) {
             callback.failed(cause);
         } else { // the size limit of a body without a declared length
-            respondProblem(response, callback, tooLarge("the request body is larger than the limit of " + maxBody
-                    + " bytes"), true, true);
+            respondProblem(response, callback, ProblemResponse.of(ProblemCode.BODY_TOO_LARGE, "the request body is "
+                    + "larger than the limit of " + maxBody + " bytes"), true, true);
         }
     }
 
     private void serve(Request request, Response response, Callback callback, Settings settings, byte[] body) {
+        if (body.length == 0) {
+            respondProblem(response, callback, malformed("a JSON body is required"), true, false);
+            return;
+        }
         JoinCommand command;
         try {
-            command = JoinCommand.from(parse(body), validator);
+            command = JoinCommand.from(json.readValue(body, JoinRequest.class), validator);
+        } catch (JacksonException e) {
+            respondProblem(response, callback, malformed(ProblemDetailsAdvice.describe(e)), true, false);
+            return;
         } catch (ProblemException e) {
-            respondProblem(response, callback, e, true, false);
+            respondProblem(response, callback, ProblemResponse.of(e), true, false);
             return;
         }
         CompletableFuture<JoinAnswer> answer;
@@ -296,19 +302,9 @@ final class JoinHandler extends Handler.Wrapper {
         park(request, response, callback, command, settings, answer);
     }
 
-    private JoinRequest parse(byte[] body) {
-        if (body.length == 0) {
-            throw malformed("a JSON body is required");
-        }
-        try {
-            return json.readValue(body, JoinRequest.class);
-        } catch (JacksonException e) {
-            throw malformed(ProblemDetailsAdvice.describe(e));
-        }
-    }
-
-    private static ProblemException malformed(String detail) {
-        ProblemException problem = new ProblemException(ProblemCode.INVALID_REQUEST, detail);
+    /** A body that is no JSON join request, with the title Spring MVC gives unreadable bodies. */
+    private static ProblemResponse malformed(String detail) {
+        ProblemResponse problem = ProblemResponse.of(ProblemCode.INVALID_REQUEST, detail);
         problem.getBody().setTitle(ProblemDetailsAdvice.MALFORMED_BODY_TITLE);
         return problem;
     }
@@ -357,10 +353,9 @@ final class JoinHandler extends Handler.Wrapper {
             }
         } catch (RuntimeException e) {
             log.error("answer to rank {} of group '{}' not made", command.rank(), command.group(), e);
-            ProblemException problem = new ProblemException(ProblemCode.INTERNAL_ERROR, "the server failed to answer: "
-                    + e.getClass().getSimpleName());
-            code = problem.code();
-            out = problems.answer(path, problem);
+            code = ProblemCode.INTERNAL_ERROR;
+            out = problems.answer(path, ProblemResponse.of(code, "the server failed to answer: "
+                    + e.getClass().getSimpleName()));
         }
         meters.joinAnswered(JoinMeterOutcome.of(out.status(), code));
         out.writeTo(response, Callback.from(() -> {
@@ -379,7 +374,7 @@ final class JoinHandler extends Handler.Wrapper {
      * {@link BodySizeLimitFilter#SWALLOW_BYTES}) is read and dropped first, so that a client still sending it reads
      * the answer rather than a reset; otherwise, and when more is left, the answer closes the connection.
      */
-    private void refuse(Request request, Response response, Callback callback, ProblemException problem,
+    private void refuse(Request request, Response response, Callback callback, ProblemResponse problem,
                         boolean drain) {
         boolean counted = HttpMethod.POST.is(request.getMethod()) && problem.code() != ProblemCode.UNAUTHORIZED;
         if (request.getLength() == 0) {
@@ -416,7 +411,7 @@ final class JoinHandler extends Handler.Wrapper {
         }
     }
 
-    private void respondProblem(Response response, Callback callback, ProblemException problem, boolean counted,
+    private void respondProblem(Response response, Callback callback, ProblemResponse problem, boolean counted,
                                 boolean close) {
         if (counted) {
             meters.joinAnswered(JoinMeterOutcome.of(problem.code().status(), problem.code()));

@@ -6,7 +6,7 @@ import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
-import io.allsum.server.web.ProblemException;
+import io.allsum.server.problem.ProblemException;
 
 import java.util.ArrayList;
 import java.util.List;

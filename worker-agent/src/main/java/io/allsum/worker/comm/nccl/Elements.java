@@ -34,13 +34,7 @@ final class Elements {
         for (int i = 0; i < count; i++) {
             double acc = contributions.getFirst()[i];
             for (int r = 1; r < contributions.size(); r++) {
-                double v = contributions.get(r)[i];
-                acc = switch (op) {
-                    case SUM, AVG -> acc + v;
-                    case PROD -> acc * v;
-                    case MAX -> Math.max(acc, v);
-                    case MIN -> Math.min(acc, v);
-                };
+                acc = op.combine(acc, contributions.get(r)[i]);
             }
             if (op == ReduceOp.AVG) {
                 acc = acc / contributions.size();

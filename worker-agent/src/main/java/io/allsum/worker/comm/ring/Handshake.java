@@ -158,12 +158,7 @@ record Handshake(String group, long generation, String tag, int fromRank, int to
     /** Dialer side: the listener's nonce, or an IOException saying why there is none (see {@link Refused}). */
     static byte[] readChallenge(InputStream in) throws IOException {
         DataInputStream data = new DataInputStream(in);
-        int magic;
-        try {
-            magic = data.readInt();
-        } catch (EOFException e) {
-            throw new Refused(Refusal.BUSY, "the peer closed the connection before its challenge", e);
-        }
+        int magic = readMagic(data, "before its challenge");
         short version = data.readShort();
         if (magic == NACK_MAGIC) {
             Refusal why = Refusal.of(data.readInt());
@@ -181,12 +176,7 @@ record Handshake(String group, long generation, String tag, int fromRank, int to
     /** Dialer side: reads the listener's verdict and checks that the listener holds the key too. */
     static void readAck(InputStream in, RingKey key, byte[] dialerNonce, byte[] listenerNonce) throws IOException {
         DataInputStream data = new DataInputStream(in);
-        int magic;
-        try {
-            magic = data.readInt();
-        } catch (EOFException e) {
-            throw new Refused(Refusal.BUSY, "the peer closed the connection instead of answering the handshake", e);
-        }
+        int magic = readMagic(data, "instead of answering the handshake");
         if (magic == NACK_MAGIC) {
             data.readShort();
             Refusal why = Refusal.of(data.readInt());
@@ -204,6 +194,15 @@ record Handshake(String group, long generation, String tag, int fromRank, int to
         data.readFully(mac);
         if (!key.verify(mac, ACCEPT_DOMAIN, dialerNonce, listenerNonce)) {
             throw new IOException("the peer's acknowledgement does not prove the generation's key");
+        }
+    }
+
+    /** The magic that opens the peer's answer; a peer that hung up first counts as BUSY, so the dialer dials again. */
+    private static int readMagic(DataInputStream data, String when) throws IOException {
+        try {
+            return data.readInt();
+        } catch (EOFException e) {
+            throw new Refused(Refusal.BUSY, "the peer closed the connection " + when, e);
         }
     }
 

@@ -1,66 +1,42 @@
 package io.allsum.worker.comm.nccl;
 
+import io.allsum.testing.CommandLineRun;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
-
-import java.io.PrintWriter;
-import java.io.StringWriter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The self check's command line (bench/h200/run.sh drives it); runs everywhere: bad input never reaches a GPU. */
 class NcclSelfCheckCommandLineTest {
 
-    private final StringWriter err = new StringWriter();
-    private final StringWriter out = new StringWriter();
+    private final CommandLineRun cli = new CommandLineRun(NcclSelfCheck::commandLine);
 
-    private int run(String... args) {
-        CommandLine cli = NcclSelfCheck.commandLine();
-        cli.setErr(new PrintWriter(err, true));
-        cli.setOut(new PrintWriter(out, true));
-        return cli.execute(args);
+    private static NcclSelfCheck parsed(String... args) {
+        CommandLine parsed = NcclSelfCheck.commandLine();
+        parsed.parseArgs(args);
+        return parsed.getCommand();
     }
 
-    @Test
-    void badSizeIsOneLineAndExitTwo() {
-        assertThat(run("-b", "8x")).isEqualTo(2);
-        assertThat(err.toString()).startsWith("allsum-selfcheck: ").contains("'8x'").hasLineCount(1);
-    }
-
-    @Test
-    void severalRanksNeedAnIdFile() {
-        assertThat(run("--rank", "1", "--nranks", "2")).isEqualTo(2);
-        assertThat(err.toString()).contains("--nranks > 1 needs --id-file").hasLineCount(1);
-    }
-
-    @Test
-    void rankOutsideTheWorldIsRefused() {
-        assertThat(run("--rank", "2", "--nranks", "2", "--id-file", "/tmp/x")).isEqualTo(2);
-        assertThat(err.toString()).contains("--rank 2 is outside [0, --nranks 2)");
-    }
-
-    @Test
-    void negativeGraphLaunchesAreRefused() {
-        assertThat(run("-G", "-1")).isEqualTo(2);
-        assertThat(err.toString()).contains("-G >= 0");
-    }
-
-    @Test
-    void aZeroStartSizeIsRefusedRatherThanSweepingForever() {
-        assertThat(run("-b", "0")).isEqualTo(2);
-        assertThat(err.toString()).contains("1 <= -b <= -e").hasLineCount(1);
-    }
-
-    @Test
-    void unknownOptionIsRefused() {
-        assertThat(run("--bogus")).isEqualTo(2);
-        assertThat(err.toString()).contains("--bogus").hasLineCount(1);
+    @ParameterizedTest(name = "{2}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "-b 8x | '8x' | a size that is no size",
+            "-e 9000000000T | too large | a size too large for a long",
+            "-b 0 | 1 <= -b <= -e | a zero start size, which would sweep forever",
+            "--rank 1 --nranks 2 | --nranks > 1 needs --id-file | several ranks without an id file",
+            "--rank 2 --nranks 2 --id-file /tmp/x | --rank 2 is outside [0, --nranks 2) | a rank outside the world",
+            "-G -1 | -G >= 0 | negative graph launches",
+            "--bogus | --bogus | an unknown option"})
+    void badInputIsOneLineAndExitTwo(String args, String error, String what) {
+        assertThat(cli.run(args.split(" "))).isEqualTo(2);
+        assertThat(cli.err()).startsWith("allsum-selfcheck: ").contains(error).hasLineCount(1);
     }
 
     @Test
     void helpListsTheHarnessOptions() {
-        assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("-b=BYTES", "-e=BYTES", "-G=LAUNCHES", "--rank=R", "--nranks=N",
+        assertThat(cli.run("--help")).isZero();
+        assertThat(cli.out()).contains("-b=BYTES", "-e=BYTES", "-G=LAUNCHES", "--rank=R", "--nranks=N",
                 "--id-file=PATH", "--abort-test", "--no-check", "--timeout=SECONDS")
                 .doesNotContain("--probe");
     }
@@ -76,25 +52,15 @@ class NcclSelfCheckCommandLineTest {
 
     @Test
     void sizeOptionsAreParsedOntoTheCommand() {
-        CommandLine cli = NcclSelfCheck.commandLine();
-        cli.parseArgs("-b", "64K", "-e", "1G");
-        NcclSelfCheck command = cli.getCommand();
+        NcclSelfCheck command = parsed("-b", "64K", "-e", "1G");
         assertThat(command.minBytes).isEqualTo(64L << 10);
         assertThat(command.maxBytes).isEqualTo(1L << 30);
     }
 
     @Test
     void defaultSizesAreEightBytesToOneGibibyte() {
-        CommandLine cli = NcclSelfCheck.commandLine();
-        cli.parseArgs();
-        NcclSelfCheck command = cli.getCommand();
+        NcclSelfCheck command = parsed();
         assertThat(command.minBytes).isEqualTo(8);
         assertThat(command.maxBytes).isEqualTo(1L << 30);
-    }
-
-    @Test
-    void tooLargeSizeIsOneLineAndExitTwo() {
-        assertThat(run("-e", "9000000000T")).isEqualTo(2);
-        assertThat(err.toString()).startsWith("allsum-selfcheck: ").contains("too large").hasLineCount(1);
     }
 }

@@ -89,13 +89,7 @@ final class Reference {
         }
         double acc = contributions.get(0).doubleValue();
         for (int r = 1; r < n; r++) {
-            double x = contributions.get(r).doubleValue();
-            acc = switch (op) {
-                case SUM, AVG -> acc + x;
-                case PROD -> acc * x;
-                case MAX -> Math.max(acc, x);
-                case MIN -> Math.min(acc, x);
-            };
+            acc = op.combine(acc, contributions.get(r).doubleValue());
         }
         if (op == ReduceOp.AVG) {
             acc = roundTo(type, type == DataType.FLOAT64 ? acc / n : (double) ((float) acc / n));

@@ -71,15 +71,8 @@ class RingCollectivesTest {
         RingCluster cluster = clusters.get(n);
         for (long count : COUNTS) {
             for (boolean inPlace : new boolean[]{false, true}) {
-                List<ByteBuffer> results = cluster.onEveryRank(r -> {
-                    Communicator comm = cluster.comms.get(r);
-                    try (CommBuffer send = filled(comm, type, count, r, op, 0);
-                         CommBuffer recv = inPlace ? null : canaries(comm, count * type.bytes() + 8)) {
-                        CommBuffer target = inPlace ? send : recv;
-                        comm.allReduce(send, target, count, type, op);
-                        return read(target);
-                    }
-                });
+                List<ByteBuffer> results = collective(cluster, type, count, op, count, inPlace,
+                        (comm, send, recv, r) -> comm.allReduce(send, recv, count, type, op));
                 for (int r = 0; r < n; r++) {
                     String what = "all_reduce n=" + n + " " + type + " " + op + " count=" + count + " inPlace="
                             + inPlace + " rank " + r;
@@ -97,14 +90,8 @@ class RingCollectivesTest {
     void reduceScatterGivesEachRankItsReducedBlock(int n, DataType type, ReduceOp op) {
         RingCluster cluster = clusters.get(n);
         for (long recvCount : new long[]{0, 3, 61}) {
-            List<ByteBuffer> results = cluster.onEveryRank(r -> {
-                Communicator comm = cluster.comms.get(r);
-                try (CommBuffer send = filled(comm, type, recvCount * n, r, op, 0);
-                     CommBuffer recv = canaries(comm, recvCount * type.bytes() + 8)) {
-                    comm.reduceScatter(send, recv, recvCount, type, op);
-                    return read(recv);
-                }
-            });
+            List<ByteBuffer> results = collective(cluster, type, recvCount * n, op, recvCount, false,
+                    (comm, send, recv, r) -> comm.reduceScatter(send, recv, recvCount, type, op));
             for (int r = 0; r < n; r++) {
                 long base = r * recvCount;
                 String what = "reduce_scatter n=" + n + " " + type + " " + op + " recvCount=" + recvCount + " rank " + r;
@@ -121,14 +108,8 @@ class RingCollectivesTest {
         for (int root = 0; root < n; root++) {
             int theRoot = root;
             for (long count : COUNTS) {
-                List<ByteBuffer> results = cluster.onEveryRank(r -> {
-                    Communicator comm = cluster.comms.get(r);
-                    try (CommBuffer send = filled(comm, type, count, r, op, 0);
-                         CommBuffer recv = canaries(comm, count * type.bytes() + 8)) {
-                        comm.reduce(send, recv, count, type, op, theRoot);
-                        return read(recv);
-                    }
-                });
+                List<ByteBuffer> results = collective(cluster, type, count, op, count, false,
+                        (comm, send, recv, r) -> comm.reduce(send, recv, count, type, op, theRoot));
                 for (int r = 0; r < n; r++) {
                     String what = "reduce n=" + n + " " + type + " " + op + " root " + theRoot + " count=" + count
                             + " rank " + r;
@@ -148,14 +129,8 @@ class RingCollectivesTest {
     void allGatherPlacesEveryRanksBlockInRankOrder(int n, DataType type) {
         RingCluster cluster = clusters.get(n);
         for (long count : COUNTS) {
-            List<ByteBuffer> results = cluster.onEveryRank(r -> {
-                Communicator comm = cluster.comms.get(r);
-                try (CommBuffer send = filled(comm, type, count, r, ReduceOp.MAX, 0);
-                     CommBuffer recv = canaries(comm, count * n * type.bytes() + 8)) {
-                    comm.allGather(send, recv, count, type);
-                    return read(recv);
-                }
-            });
+            List<ByteBuffer> results = collective(cluster, type, count, ReduceOp.MAX, count * n, false,
+                    (comm, send, recv, r) -> comm.allGather(send, recv, count, type));
             for (int r = 0; r < n; r++) {
                 String what = "all_gather n=" + n + " " + type + " count=" + count + " rank " + r;
                 assertElements(results.get(r), type, count * n, k -> input(type, ReduceOp.MAX, (int) (k / count),
@@ -217,15 +192,8 @@ class RingCollectivesTest {
             int theRoot = root;
             for (long count : COUNTS) {
                 for (boolean inPlace : new boolean[]{false, true}) {
-                    List<ByteBuffer> results = cluster.onEveryRank(r -> {
-                        Communicator comm = cluster.comms.get(r);
-                        try (CommBuffer send = filled(comm, type, count, r, ReduceOp.MIN, 0);
-                             CommBuffer recv = inPlace ? null : canaries(comm, count * type.bytes() + 8)) {
-                            CommBuffer target = inPlace ? send : recv;
-                            comm.broadcast(send, target, count, type, theRoot);
-                            return read(target);
-                        }
-                    });
+                    List<ByteBuffer> results = collective(cluster, type, count, ReduceOp.MIN, count, inPlace,
+                            (comm, send, recv, r) -> comm.broadcast(send, recv, count, type, theRoot));
                     for (int r = 0; r < n; r++) {
                         String what = "broadcast n=" + n + " " + type + " root " + theRoot + " count=" + count
                                 + " rank " + r;
@@ -241,14 +209,8 @@ class RingCollectivesTest {
     void sendRecvShiftsAroundTheRingAndSendReachesItsPeer(int n, DataType type) {
         RingCluster cluster = clusters.get(n);
         for (long count : COUNTS) {
-            List<ByteBuffer> shifted = cluster.onEveryRank(r -> {
-                Communicator comm = cluster.comms.get(r);
-                try (CommBuffer send = filled(comm, type, count, r, ReduceOp.SUM, 0);
-                     CommBuffer recv = canaries(comm, count * type.bytes() + 8)) {
-                    comm.sendRecv(send, (r + 1) % n, recv, (r + n - 1) % n, count, type);
-                    return read(recv);
-                }
-            });
+            List<ByteBuffer> shifted = collective(cluster, type, count, ReduceOp.SUM, count, false,
+                    (comm, send, recv, r) -> comm.sendRecv(send, (r + 1) % n, recv, (r + n - 1) % n, count, type));
             // rank 0 sends a distinct buffer to every other rank with plain send/recv
             List<ByteBuffer> received = cluster.onEveryRank(r -> {
                 Communicator comm = cluster.comms.get(r);
@@ -292,6 +254,28 @@ class RingCollectivesTest {
             contributions.add(input(type, op, r, i));
         }
         return Reference.expected(type, op, contributions);
+    }
+
+    /** One collective call of a rank, into {@code recv}: the send buffer itself when in place. */
+    private interface Collective {
+        void call(Communicator comm, CommBuffer send, CommBuffer recv, int rank);
+    }
+
+    /**
+     * Each rank's result of {@code call} on a send buffer of its {@code pattern} input: the send buffer in place,
+     * else a recv of {@code recvCount} elements and 8 canary bytes after them.
+     */
+    private static List<ByteBuffer> collective(RingCluster cluster, DataType type, long sendCount, ReduceOp pattern,
+                                               long recvCount, boolean inPlace, Collective call) {
+        return cluster.onEveryRank(r -> {
+            Communicator comm = cluster.comms.get(r);
+            try (CommBuffer send = filled(comm, type, sendCount, r, pattern, 0);
+                 CommBuffer recv = inPlace ? null : canaries(comm, recvCount * type.bytes() + 8)) {
+                CommBuffer target = inPlace ? send : recv;
+                call.call(comm, send, target, r);
+                return read(target);
+            }
+        });
     }
 
     static CommBuffer filled(Communicator comm, DataType type, long count, int rank, ReduceOp op, long unused) {

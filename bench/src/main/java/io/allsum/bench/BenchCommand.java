@@ -1,6 +1,8 @@
-package io.allsum.launcher;
+package io.allsum.bench;
 
+import io.allsum.bench.dispatch.DispatchBenchmark;
 import io.allsum.bench.rendezvous.RendezvousBenchmark;
+import io.allsum.launcher.AllsumCommand;
 import picocli.CommandLine;
 
 import java.io.PrintStream;
@@ -18,7 +20,7 @@ public final class BenchCommand {
         System.exit(commandLine(System.out, System.err).execute(args));
     }
 
-    static CommandLine commandLine(PrintStream out, PrintStream err) {
+    public static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = AllsumCommand.commandLine(out, err);
         cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
         cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());

@@ -1,4 +1,4 @@
-package io.allsum.server.jobs;
+package io.allsum.server.jobs.web;
 
 import io.allsum.model.Protocol;
 import io.allsum.model.jobs.Job;
@@ -6,8 +6,10 @@ import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
+import io.allsum.server.jobs.JobService;
+import io.allsum.server.jobs.JobsProperties;
+import io.allsum.server.problem.ProblemException;
 import io.allsum.server.web.LongPollWait;
-import io.allsum.server.web.ProblemException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;

@@ -1,5 +1,6 @@
-package io.allsum.launcher;
+package io.allsum.bench.dispatch;
 
+import io.allsum.bench.BenchCommand;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

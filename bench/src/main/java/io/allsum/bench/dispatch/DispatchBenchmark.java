@@ -1,6 +1,16 @@
-package io.allsum.launcher;
+package io.allsum.bench.dispatch;
 
 import io.allsum.client.AllsumClient;
+import io.allsum.launcher.ByteSizeConverter;
+import io.allsum.launcher.Clients;
+import io.allsum.launcher.Deadline;
+import io.allsum.launcher.ExitCodes;
+import io.allsum.launcher.JobSession;
+import io.allsum.launcher.LauncherException;
+import io.allsum.launcher.LocalCluster;
+import io.allsum.launcher.ProcessLayout;
+import io.allsum.launcher.Progress;
+import io.allsum.launcher.ServerProbe;
 import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;

@@ -1,5 +1,6 @@
-package io.allsum.launcher;
+package io.allsum.bench;
 
+import io.allsum.launcher.ExitCodes;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
