@@ -65,7 +65,9 @@ class ValidationNetnsIT {
                 + ItCluster.SERVER_JAR.toAbsolutePath() + " is absent: build it first");
         net = NetnsHosts.createOrSkip(1 + HOSTS);
         Files.createDirectories(LOGS);
-        start(0, "server", List.of("-jar", ItCluster.SERVER_JAR.toString(), "--server.port=" + SERVER_PORT));
+        // Nine JVMs measuring at once on two cores can starve a rank's heartbeats past the default 10 s.
+        start(0, "server", List.of("-jar", ItCluster.SERVER_JAR.toString(), "--server.port=" + SERVER_PORT,
+                "--allsum.rendezvous.heartbeat-timeout=30s"));
         URI server = URI.create("http://" + net.address(0) + ":" + SERVER_PORT);
         client = HttpAllsumClient.builder(server).requestTimeout(Duration.ofSeconds(5)).build();
         for (int rank = 0; rank < WORLD; rank++) {
