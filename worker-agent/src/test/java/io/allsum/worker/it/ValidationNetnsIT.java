@@ -16,7 +16,10 @@ import io.allsum.worker.WorkerAgentApplication;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import java.io.IOException;
 import java.net.URI;
@@ -36,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * validation names that host; with one rank's JVM throttled by a CPU quota ({@link CpuQuota}), that rank. Figures
  * go to {@code target/it-logs/netns-validate/figures.txt}. Skipped where namespaces (or cgroups) cannot be made.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ValidationNetnsIT {
 
     static final String GROUP = "validate-8";
@@ -142,6 +146,7 @@ class ValidationNetnsIT {
     }
 
     @Test
+    @Order(1)
     void aHealthyGroupHasNoSuspectAndAThrottledHostIsNamed() throws Exception {
         for (int run = 0; run < HEALTHY_RUNS; run++) {
             ValidationResult healthy = validate().validation();
@@ -167,7 +172,9 @@ class ValidationNetnsIT {
         }
     }
 
+    /** After the healthy runs: the first validation of fresh JVMs takes twice as long, throttled or not. */
     @Test
+    @Order(2)
     void aRankThrottledByACpuQuotaIsTheOneSuspect() throws Exception {
         int throttled = 2; // on host 1, with rank 3
         try (CpuQuota quota = CpuQuota.createOrSkip("allsum-it-" + ProcessHandle.current().pid())) {
