@@ -3,6 +3,7 @@ package io.allsum.worker.it;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.jobs.Job;
+import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.worker.WorkerAgentApplication;
 import org.junit.jupiter.api.Assumptions;
@@ -39,6 +40,17 @@ final class ItCluster implements AutoCloseable {
             "--allsum.worker.join-deadline=60s",
             "--allsum.worker.job-poll-wait=2s",
             "--allsum.worker.max-restarts=5");
+
+    /** {@link #WORKER_TIMING} with the settings named in {@code overrides} ("--allsum.worker.x=v") replaced. */
+    static List<String> workerTiming(String... overrides) {
+        List<String> timing = new ArrayList<>(WORKER_TIMING);
+        for (String override : overrides) {
+            String key = override.substring(0, override.indexOf('=') + 1);
+            timing.removeIf(setting -> setting.startsWith(key));
+            timing.add(override);
+        }
+        return List.copyOf(timing);
+    }
 
     private final Path logDir;
     private final String token;
@@ -175,7 +187,16 @@ final class ItCluster implements AutoCloseable {
                 + w.process().tail());
     }
 
-    /** The answer, or null when the connection failed (a worker still starting, or just killed). */
+    /** Waits until each worker of the group is ready and the group's generation is complete; that status. */
+    GroupStatus awaitGroupReady(String group, Duration deadline) throws InterruptedException {
+        for (Worker w : workers.values()) {
+            if (w.group().equals(group)) {
+                awaitReady(w);
+            }
+        }
+        return awaitStatus(group, s -> s.state() == GenerationState.COMPLETE, deadline);
+    }
+
     /** Polls the job until {@code condition} holds (the server may be restarting meanwhile). */
     Job awaitJob(String group, String jobId, Predicate<Job> condition, Duration deadline) throws InterruptedException {
         return Polling.await("job " + jobId, deadline, POLL, () -> client().job(group, jobId), condition);
@@ -187,6 +208,7 @@ final class ItCluster implements AutoCloseable {
         return Polling.await("group " + group, deadline, POLL, () -> client().status(group), condition);
     }
 
+    /** The answer, or null when the connection failed (a worker still starting, or just killed). */
     HttpResponse<String> get(URI uri) throws InterruptedException {
         return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build());
     }

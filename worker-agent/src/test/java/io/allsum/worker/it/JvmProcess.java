@@ -112,6 +112,14 @@ final class JvmProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Sends {@code kill -SIGNAL} (STOP, CONT, ...) to the process; fails when kill does. */
+    void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + signal + " " + process.pid() + " failed (" + name + ")");
+        }
+    }
+
     void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);

@@ -228,15 +228,15 @@ class RingFaultInjectionIT {
     void idleRankStoppedIsDroppedAfterTheHeartbeatTimeoutAndRejoinsWhenContinued() throws Exception {
         GroupStatus before = awaitAllReady();
         Thread.sleep(1000);
-        long pid = workers.get(1).process().process().pid();
+        JvmProcess stopped = workers.get(1).process();
         long stoppedAt = System.nanoTime();
-        signal("STOP", pid);
+        stopped.signal("STOP");
         GroupStatus failed;
         try {
             failed = awaitStatus(s -> s.generation() > before.generation()
                     || s.state() != GenerationState.COMPLETE);
         } finally {
-            signal("CONT", pid);
+            stopped.signal("CONT");
         }
         long detected = System.nanoTime();
         GroupStatus reformed = awaitAllReady();
@@ -258,14 +258,14 @@ class RingFaultInjectionIT {
         Job running = cluster.client().submitJob(GROUP, ENDLESS);
         awaitJob(running.jobId(), j -> j.state() == JobState.RUNNING);
         Thread.sleep(1000);
-        long pid = workers.get(0).process().process().pid();
+        JvmProcess stopped = workers.get(0).process();
         long stoppedAt = System.nanoTime();
-        signal("STOP", pid);
+        stopped.signal("STOP");
         Job failed;
         try {
             failed = awaitJob(running.jobId(), j -> j.state().isFinal());
         } finally {
-            signal("CONT", pid);
+            stopped.signal("CONT");
         }
         long detected = System.nanoTime();
         assertThat(failed.state()).isEqualTo(JobState.FAILED);
@@ -326,12 +326,6 @@ class RingFaultInjectionIT {
         } catch (IOException e) {
             return -1;
         }
-    }
-
-    private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(kill.exitValue()).as("kill -" + signal + " " + pid).isZero();
     }
 
     private HttpResponse<String> send(URI uri, String authorization, String jsonBody) throws Exception {

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,10 +37,7 @@ class ServerRestartIT {
     @BeforeAll
     static void startServer() throws Exception {
         // 14 injected failures must not use up the workers' restart budget (failures within a window).
-        List<String> timing = ItCluster.WORKER_TIMING.stream()
-                .map(a -> a.startsWith("--allsum.worker.max-restarts=") ? "--allsum.worker.max-restarts=40" : a)
-                .toList();
-        cluster = ItCluster.start("server-restart", null, timing);
+        cluster = ItCluster.start("server-restart", null, ItCluster.workerTiming("--allsum.worker.max-restarts=40"));
     }
 
     @AfterAll
