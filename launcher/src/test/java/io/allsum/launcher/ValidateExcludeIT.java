@@ -3,20 +3,17 @@ package io.allsum.launcher;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumJson;
 import io.allsum.model.Backend;
+import io.allsum.testing.CpuQuota;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code allsum validate --server ... --exclude} on a real local group of 4 ring ranks whose rank 3 runs in a CPU
@@ -37,89 +34,52 @@ class ValidateExcludeIT {
     void aThrottledRankIsNamedLeftOutAndTheSweepRunsOnTheOthers() throws Exception {
         LauncherProcess.assumeReactorJars();
         Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
-        Path cgroup = SlowCgroup.create();
-        assumeTrue(cgroup != null, "no CPU cgroup can be made here (needs root and cgroup v1 cpu or v2 cpu.max)");
-        ProcessLayout layout = ProcessLayout.resolve(null, repo, ProcessLayout.currentJava());
-        LocalCluster cluster = LocalCluster.start(layout, Backend.RING, RANKS, List.of(), GROUP,
-                new LocalCluster.Options(false, false));
-        try {
-            Deadline deadline = Deadline.in(Duration.ofSeconds(240));
-            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
-            try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
-                new JobSession(client, GROUP, cluster::checkAlive, Progress.toStderr(true)).awaitComplete(deadline, true);
-            }
-            // Throttled only once the group formed: its JVM starts at full speed, then measures slow.
-            SlowCgroup.add(cgroup, cluster.workers().get(SLOW_RANK).process().toHandle());
-            Path json = dir.resolve("validate.json");
-
-            // --min-shortfall 0.5: five JVMs sharing a loaded machine's cores spread by tens of percent; the throttled
-            // rank falls 90% short.
-            LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--server",
-                    cluster.serverUri().toString(), "--group", GROUP, "--token", cluster.token(), "--exclude",
-                    "--min-shortfall", "0.5", "--json", json.toString(), "--timeout", "400");
-
-            // The run's output goes to the failsafe report (docs/validate.md quotes it).
-            System.out.println(r.stdout());
-            assertThat(r.exitCode()).as("exit code; stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr())
-                    .isEqualTo(ExitCodes.FAILED);
-            JsonNode record = AllsumJson.mapper().readTree(json.toFile());
-            assertThat(record.get("verdict").asString()).isEqualTo("suspects");
-            List<Integer> left = new ArrayList<>();
-            record.at("/excluded/ranks").forEach(n -> left.add(n.asInt()));
-            assertThat(left).as("stdout:%n%s", r.stdout()).contains(SLOW_RANK).hasSizeLessThanOrEqualTo(RANKS - 2);
-            int kept = RANKS - left.size();
-            assertThat(r.stdout()).containsSubsequence("# phase 4: verdict: suspects", "validate: ",
-                    "# without ranks " + left + ": the all-reduce sweep on the other " + kept + " ranks",
-                    "ranks: " + kept + " ", "# Out of bounds values : 0 OK", "without ranks " + left + " (");
-            assertThat(r.stdout().lines().toList().getLast()).startsWith("without ranks " + left + " (")
-                    .containsPattern("busbw \\S+ GB/s at 4 MiB against \\S+ GB/s with all 4 \\(\\d+\\.\\d\\dx\\)");
-            assertThat(record.at("/excluded/job/state").asString()).isEqualTo("succeeded");
-            assertThat(record.at("/excluded/job/spec/excludeRanks")).hasSize(left.size());
-            assertThat(record.at("/excluded/rows")).hasSize(record.at("/job/results").size());
-            assertThat(record.at("/excluded/rows/0/rankTimesMicros")).as("the kept ranks' times only").hasSize(kept);
-            assertThat(record.at("/excluded/ratio").asDouble()).isPositive();
-            assertThat(record.get("exitCode").asInt()).isEqualTo(ExitCodes.FAILED);
-        } finally {
-            cluster.close(false, false);
-            SlowCgroup.remove(cgroup);
-        }
-    }
-
-    /** A CPU cgroup of 2 ms per 100 ms period, v1 or v2. */
-    private static final class SlowCgroup {
-
-        static Path create() {
-            String name = "allsum-slow-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
-            Path v1 = Path.of("/sys/fs/cgroup/cpu");
-            Path v2 = Path.of("/sys/fs/cgroup");
+        try (CpuQuota quota = CpuQuota.createOrSkip("allsum-exclude-it-" + ProcessHandle.current().pid())) {
+            quota.limit(2_000, 100_000);
+            ProcessLayout layout = ProcessLayout.resolve(null, repo, ProcessLayout.currentJava());
+            LocalCluster cluster = LocalCluster.start(layout, Backend.RING, RANKS, List.of(), GROUP,
+                    new LocalCluster.Options(false, false));
             try {
-                if (Files.isRegularFile(v1.resolve("cpu.cfs_quota_us"))) {
-                    Path group = Files.createDirectory(v1.resolve(name));
-                    Files.writeString(group.resolve("cpu.cfs_period_us"), "100000");
-                    Files.writeString(group.resolve("cpu.cfs_quota_us"), "2000");
-                    return group;
+                Deadline deadline = Deadline.in(Duration.ofSeconds(240));
+                new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
+                try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
+                    new JobSession(client, GROUP, cluster::checkAlive, Progress.toStderr(true))
+                            .awaitComplete(deadline, true);
                 }
-                if (Files.isRegularFile(v2.resolve("cgroup.controllers"))
-                        && Files.readString(v2.resolve("cgroup.subtree_control")).contains("cpu")) {
-                    Path group = Files.createDirectory(v2.resolve(name));
-                    Files.writeString(group.resolve("cpu.max"), "2000 100000");
-                    return group;
-                }
-            } catch (IOException | UnsupportedOperationException e) {
-                return null;
-            }
-            return null;
-        }
+                // Throttled only once the group formed: its JVM starts at full speed, then measures slow.
+                quota.add(cluster.workers().get(SLOW_RANK).process().pid());
+                Path json = dir.resolve("validate.json");
 
-        static void add(Path group, ProcessHandle process) throws IOException {
-            Files.writeString(group.resolve("cgroup.procs"), Long.toString(process.pid()));
-        }
+                // --min-shortfall 0.5: five JVMs sharing a loaded machine's cores spread by tens of percent; the
+                // throttled rank falls 90% short. Two sizes, two iterations: each collective waits for its slice.
+                LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--server",
+                        cluster.serverUri().toString(), "--group", GROUP, "--token", cluster.token(), "--exclude",
+                        "--min-shortfall", "0.5", "--pair-bytes", "1M", "-b", "1M", "-e", "4M", "-n", "2", "-w", "1",
+                        "--json", json.toString(), "--timeout", "400");
 
-        static void remove(Path group) {
-            try {
-                Files.deleteIfExists(group);
-            } catch (IOException e) {
-                // a process still in it (the kernel frees an empty group's directory only): left for the host
+                // The run's output goes to the failsafe report (docs/validate.md quotes it).
+                System.out.println(r.stdout());
+                assertThat(r.exitCode()).as("exit code; stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr())
+                        .isEqualTo(ExitCodes.FAILED);
+                JsonNode record = AllsumJson.mapper().readTree(json.toFile());
+                assertThat(record.get("verdict").asString()).isEqualTo("suspects");
+                List<Integer> left = new ArrayList<>();
+                record.at("/excluded/ranks").forEach(n -> left.add(n.asInt()));
+                assertThat(left).as("stdout:%n%s", r.stdout()).contains(SLOW_RANK).hasSizeLessThanOrEqualTo(RANKS - 2);
+                int kept = RANKS - left.size();
+                assertThat(r.stdout()).containsSubsequence("# phase 4: verdict: suspects", "validate: ",
+                        "# without ranks " + left + ": the all-reduce sweep on the other " + kept + " ranks",
+                        "ranks: " + kept + " ", "# Out of bounds values : 0 OK", "without ranks " + left + " (");
+                assertThat(r.stdout().lines().toList().getLast()).startsWith("without ranks " + left + " (")
+                        .containsPattern("busbw \\S+ GB/s at 4 MiB against \\S+ GB/s with all 4 \\(\\d+\\.\\d\\dx\\)");
+                assertThat(record.at("/excluded/job/state").asString()).isEqualTo("succeeded");
+                assertThat(record.at("/excluded/job/spec/excludeRanks")).hasSize(left.size());
+                assertThat(record.at("/excluded/rows")).hasSize(record.at("/job/results").size());
+                assertThat(record.at("/excluded/rows/0/rankTimesMicros")).as("the kept ranks' times only").hasSize(kept);
+                assertThat(record.at("/excluded/ratio").asDouble()).isPositive();
+                assertThat(record.get("exitCode").asInt()).isEqualTo(ExitCodes.FAILED);
+            } finally {
+                cluster.close(false, false);
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.allsum.worker.it;
 
+import io.allsum.testing.CpuQuota;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.CollectiveOp;

@@ -1,4 +1,4 @@
-package io.allsum.worker.it;
+package io.allsum.testing;
 
 import org.junit.jupiter.api.Assumptions;
 
@@ -15,7 +15,7 @@ import java.util.List;
  * {@link #close} moves the processes back where they came from and removes the cgroup. Needs root;
  * {@link #createOrSkip} skips the test, with the reason, where no cpu controller can be written.
  */
-final class CpuQuota implements AutoCloseable {
+public final class CpuQuota implements AutoCloseable {
 
     private static final Path MOUNTS = Path.of("/proc/mounts");
 
@@ -30,7 +30,7 @@ final class CpuQuota implements AutoCloseable {
     }
 
     /** Makes the cgroup {@code name} on the hierarchy with the cpu controller, or skips the calling test. */
-    static CpuQuota createOrSkip(String name) throws IOException {
+    public static CpuQuota createOrSkip(String name) throws IOException {
         Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux"), "cgroups need Linux");
         Assumptions.assumeTrue(Files.isReadable(MOUNTS), MOUNTS + " is not readable");
         Path v2 = null;
@@ -64,7 +64,7 @@ final class CpuQuota implements AutoCloseable {
     }
 
     /** At most {@code quotaMicros} of CPU time per {@code periodMicros}, all the cgroup's threads together. */
-    void limit(long quotaMicros, long periodMicros) throws IOException {
+    public void limit(long quotaMicros, long periodMicros) throws IOException {
         if (v2) {
             Files.writeString(dir.resolve("cpu.max"), quotaMicros + " " + periodMicros);
         } else {
@@ -74,14 +74,14 @@ final class CpuQuota implements AutoCloseable {
     }
 
     /** Moves the process, every thread of it, into the cgroup. */
-    void add(long pid) throws IOException {
+    public void add(long pid) throws IOException {
         origins.add(currentCgroup(pid));
         pids.add(pid);
         Files.writeString(dir.resolve("cgroup.procs"), Long.toString(pid));
     }
 
     /** What {@link #limit} applies, in the file's own words. */
-    String describe() throws IOException {
+    public String describe() throws IOException {
         return v2 ? dir + "/cpu.max " + Files.readString(dir.resolve("cpu.max")).strip()
                 : dir + " cpu.cfs_quota_us " + Files.readString(dir.resolve("cpu.cfs_quota_us")).strip()
                 + " per cpu.cfs_period_us " + Files.readString(dir.resolve("cpu.cfs_period_us")).strip();
