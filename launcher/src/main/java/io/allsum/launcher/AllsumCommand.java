@@ -415,7 +415,7 @@ public final class AllsumCommand implements Callable<Integer> {
         boolean succeeded = false;
         try {
             progress.event("logs in " + cluster.logDir() + " (kept only on failure or with --keep)");
-            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, whileWaiting);
+            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, whileWaiting, progress);
             phase("serverHealthy");
             progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s", phases.get("serverHealthy"),
                     cluster.serverUri()));

@@ -47,6 +47,14 @@ public final class ServerProbe {
 
     /** Polls until healthy; {@code whileWaiting} runs between probes (it throws when a child died). */
     public void awaitHealthy(Deadline deadline, Runnable whileWaiting) {
+        awaitHealthy(deadline, whileWaiting, null);
+    }
+
+    /**
+     * As {@link #awaitHealthy(Deadline, Runnable)}, with a note of what it waits for every {@link Progress#NOTE_EVERY}
+     * of silence on {@code progress} (none when null), so that a slow start is never a silent wait.
+     */
+    public void awaitHealthy(Deadline deadline, Runnable whileWaiting, Progress progress) {
         String problem = "not asked yet";
         while (!deadline.passed()) {
             Duration wait = deadline.remainingAtMost(Duration.ofSeconds(2));
@@ -59,6 +67,10 @@ public final class ServerProbe {
                 problem = now;
             }
             whileWaiting.run();
+            if (progress != null && progress.noteDue()) {
+                progress.event("waiting for the server at " + health.resolve("/") + " to be healthy (last probe: "
+                        + problem + ")");
+            }
             deadline.sleep(Duration.ofMillis(50));
         }
         throw new LauncherException("the server at " + health.resolve("/") + " was not healthy " + deadline.within()

@@ -229,7 +229,7 @@ public final class ValidateCommand implements Callable<Integer> {
                 new LocalCluster.Options(aot, false, deadline, progress::event));
         boolean ran = false;
         try {
-            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
+            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive, progress);
             try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
                 int exit = validate(new JobSession(client, groupName, cluster::checkAlive, progress), deadline, true);
                 ran = true;

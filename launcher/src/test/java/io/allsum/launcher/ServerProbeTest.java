@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ServerProbeTest {
@@ -35,5 +36,24 @@ class ServerProbeTest {
 
         assertThatThrownBy(() -> probe.awaitHealthy(Deadline.in(Duration.ofMillis(300)), () -> { }))
                 .hasMessageContaining("connection refused");
+    }
+
+    @Test
+    void aLongWaitSaysWhatItWaitsForEveryNoteInterval() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        ServerProbe probe = new ServerProbe(URI.create("http://127.0.0.1:" + closedPort));
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        Progress progress = new Progress(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
+                false, false, Duration.ofMillis(200));
+
+        assertThatThrownBy(() -> probe.awaitHealthy(Deadline.in(Duration.ofMillis(900)), () -> { }, progress))
+                .hasMessageContaining("connection refused");
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .filter(l -> l.endsWith("waiting for the server at http://127.0.0.1:" + closedPort
+                        + "/ to be healthy (last probe: connection refused)")))
+                .hasSizeBetween(2, 5);
     }
 }
