@@ -14,10 +14,7 @@ class ServerProbeTest {
 
     @Test
     void aDeadlineThatPassedBeforeTheFirstProbeIsATimeoutNotACrash() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = closedPort();
         ServerProbe probe = new ServerProbe(URI.create("http://127.0.0.1:" + closedPort));
 
         // A deadline already passed must not reach the JDK as a zero request timeout ("Invalid duration: PT0S").
@@ -28,10 +25,7 @@ class ServerProbeTest {
 
     @Test
     void aClosedPortIsReportedAsConnectionRefusedWhenTimeRunsOut() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = closedPort();
         ServerProbe probe = new ServerProbe(URI.create("http://127.0.0.1:" + closedPort));
 
         assertThatThrownBy(() -> probe.awaitHealthy(Deadline.in(Duration.ofMillis(300)), () -> { }))
@@ -40,10 +34,7 @@ class ServerProbeTest {
 
     @Test
     void aLongWaitSaysWhatItWaitsForEveryNoteInterval() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = closedPort();
         ServerProbe probe = new ServerProbe(URI.create("http://127.0.0.1:" + closedPort));
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
         Progress progress = new Progress(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
@@ -55,5 +46,12 @@ class ServerProbeTest {
                 .filter(l -> l.endsWith("waiting for the server at http://127.0.0.1:" + closedPort
                         + "/ to be healthy (last probe: connection refused)")))
                 .hasSizeBetween(2, 5);
+    }
+
+    /** A loopback port nothing listens on: one the system just handed out and that was closed again. */
+    private static int closedPort() throws java.io.IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 }
