@@ -624,11 +624,16 @@ public final class AllsumCommand implements Callable<Integer> {
      * heartbeats starve and the run fails late, so it is refused before anything starts. Returns the warning, or null.
      */
     String coresWarning(LocalPlan plan, int cores) {
+        return coresWarning(spec.commandLine(), plan, cores);
+    }
+
+    /** {@link #coresWarning(LocalPlan, int)} for any command that starts local CPU ranks. */
+    static String coresWarning(CommandLine command, LocalPlan plan, int cores) {
         if (plan.backend() != Backend.RING || plan.ranks() <= cores) {
             return null;
         }
         if (plan.ranks() > MAX_RANKS_PER_CORE * cores) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--ranks " + plan.ranks() + " is more than "
+            throw new CommandLine.ParameterException(command, "--ranks " + plan.ranks() + " is more than "
                     + MAX_RANKS_PER_CORE + " CPU ranks per core on " + cores + " cores; use --ranks "
                     + MAX_RANKS_PER_CORE * cores + " or fewer");
         }

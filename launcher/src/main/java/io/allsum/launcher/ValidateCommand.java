@@ -218,6 +218,11 @@ public final class ValidateCommand implements Callable<Integer> {
             throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
                     + plan.ranks() + " GPU; use --backend ring --ranks N for CPU ranks", null);
         }
+        String sharing = AllsumCommand.coresWarning(spec.commandLine(), plan,
+                Runtime.getRuntime().availableProcessors());
+        if (sharing != null) {
+            progress.warn(sharing);
+        }
         AllsumCommand.sizeWarnings(jobSpec(), plan.ranks()).forEach(progress::warn);
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());

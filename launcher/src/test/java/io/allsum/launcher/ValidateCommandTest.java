@@ -65,6 +65,15 @@ class ValidateCommandTest {
     }
 
     @Test
+    void moreCpuRanksThanFourPerCoreAreRefusedBeforeAnythingStarts() {
+        int tooMany = AllsumCommand.MAX_RANKS_PER_CORE * Runtime.getRuntime().availableProcessors() + 1;
+        Run r = run("validate", "--backend", "ring", "--ranks", Integer.toString(tooMany));
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString()
+                .contains("--ranks " + tooMany + " is more than 4 CPU ranks per core");
+    }
+
+    @Test
     void aServerWithoutAGroupIsRefused() {
         Run r = run("validate", "--server", "http://127.0.0.1:1");
         assertThat(r.exit()).isEqualTo(2);
