@@ -3,6 +3,7 @@ package io.allsum.launcher;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
 import io.allsum.model.jobs.Job;
+import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
@@ -122,8 +123,8 @@ public final class JobSession {
             }
             progress.status("job " + job.jobId() + " " + job.state() + (rows(job) > 0 ? ", " + rows(job) + " sizes done" : ""));
             if (progress.noteDue()) {
-                progress.event(String.format(Locale.ROOT, "waiting for job %s (%s; ranks reported: %s), %d s",
-                        job.jobId(), job.state(), job.reportedRanks(), Math.round((System.nanoTime() - start) / 1e9)));
+                progress.event(String.format(Locale.ROOT, "waiting for job %s (%s), %d s", job.jobId(),
+                        whereItIs(job), Math.round((System.nanoTime() - start) / 1e9)));
             }
             if (job.state() == seen.state() && rows(job) == rows(seen)
                     && System.nanoTime() - asked < POLL.toNanos()) {
@@ -133,6 +134,20 @@ public final class JobSession {
         }
         progress.done();
         return job;
+    }
+
+    /** What a job that is not final has done: its state, a validation's phase, sizes measured, ranks finished. */
+    static String whereItIs(Job job) {
+        StringBuilder out = new StringBuilder(job.state().toString());
+        if (job.validation() != null && job.validation().phase() != null) {
+            out.append(", phase ").append(job.validation().phase());
+        }
+        if (job.state() == JobState.RUNNING) {
+            out.append(", ").append(rows(job)).append(rows(job) == 1 ? " size" : " sizes").append(" measured, ")
+                    .append(job.reportedRanks() == null || job.reportedRanks().isEmpty() ? "no rank finished yet"
+                            : "finished: ranks " + job.reportedRanks());
+        }
+        return out.toString();
     }
 
     static int rows(Job job) {

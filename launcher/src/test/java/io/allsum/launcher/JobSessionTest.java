@@ -86,6 +86,18 @@ class JobSessionTest {
     }
 
     @Test
+    void aLongJobWaitSaysWhatTheJobHasDone() {
+        Progress noting = new Progress(new PrintStream(err, true, StandardCharsets.UTF_8), false, false,
+                Duration.ofMillis(100));
+        client.jobAnswers.add(FakeClient.job(JobState.RUNNING));
+
+        assertThatThrownBy(() -> new JobSession(client, "g", () -> { }, noting)
+                .follow(FakeClient.job(JobState.QUEUED), Deadline.in(Duration.ofMillis(450))));
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("waiting for job j-1 (running, 0 sizes measured, no rank finished yet), 0 s");
+    }
+
+    @Test
     void followCancelsTheJobWhenTheDeadlinePasses() {
         client.jobAnswers.add(FakeClient.job(JobState.RUNNING));
 
