@@ -15,6 +15,7 @@ import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.format.ByteSize;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.validate.HostPairs;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
@@ -344,6 +345,7 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("verdict", v == null || v.verdict() == null ? ValidationResult.FAILED : v.verdict());
         record.put("suspects", v == null || v.suspects() == null ? List.of() : v.suspects());
         record.put("pairs", v == null ? List.of() : v.pairs());
+        record.put("hostPairs", v == null ? List.of() : HostPairs.of(v.ranks(), v.pairs()));
         record.put("ranks", v == null ? List.of() : v.ranks());
         record.put("solo", v == null ? List.of() : v.solo());
         record.put("pairsSeconds", v == null ? null : v.pairsSeconds());

@@ -5,6 +5,7 @@ import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationResult.PairFigure;
 import io.allsum.model.jobs.ValidationResult.SoloFigure;
+import io.allsum.model.validate.HostPairs;
 import io.allsum.model.validate.PairMatrix;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.RankPlace;
@@ -86,6 +87,15 @@ final class ValidationReport {
             matrix.put(new Pair(p.low(), p.high()), p.gbps());
         }
         out.print(PairMatrix.render(worldSize, matrix));
+        List<HostPairs.HostPair> hosts = HostPairs.of(v.ranks(), v.pairs());
+        if (!hosts.isEmpty()) {
+            out.println("# host pairs: their rank pairs' median and lowest GB/s");
+            out.printf(Locale.ROOT, "# %-20s %-20s %5s %10s %10s%n", "host", "peer host", "pairs", "median", "lowest");
+            for (HostPairs.HostPair h : hosts) {
+                out.printf(Locale.ROOT, "  %-20s %-20s %5d %10.3f %10.3f%n", h.host(), h.peerHost(), h.pairs(),
+                        h.medianGBps(), h.lowestGBps());
+            }
+        }
         if (v.pairsSeconds() != null) {
             out.printf(Locale.ROOT, "# pair phase: %.2f s (the slowest rank's clock)%n", v.pairsSeconds());
         }
