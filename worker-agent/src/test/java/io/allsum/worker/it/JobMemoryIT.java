@@ -4,7 +4,7 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.rendezvous.GroupStatus;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JobMemoryIT {
 
+    @AutoClose
     static ItCluster cluster;
 
     @BeforeAll
@@ -27,13 +28,6 @@ class JobMemoryIT {
         List<String> timing = new ArrayList<>(ItCluster.WORKER_TIMING);
         timing.add("--allsum.worker.job-memory-limit=1MB");
         cluster = ItCluster.start("job-memory", null, timing);
-    }
-
-    @AfterAll
-    static void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,18 +30,12 @@ class KilledRankIT {
     static final int VICTIM = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
+    @AutoClose
     static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
         cluster = ItCluster.start("killed-rank");
-    }
-
-    @AfterAll
-    static void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

@@ -11,7 +11,7 @@ import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 import org.assertj.core.api.SoftAssertions;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -46,18 +46,12 @@ class RingGroupsIT {
     static final int STEP = 5;
     static final Duration JOBS_DEADLINE = Duration.ofMinutes(4);
 
+    @AutoClose
     static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
         cluster = ItCluster.start("ring-groups");
-    }
-
-    @AfterAll
-    static void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     record Case(CollectiveOp op, DataType dtype, ReduceOp redop) {

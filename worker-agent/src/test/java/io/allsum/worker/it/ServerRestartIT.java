@@ -9,7 +9,7 @@ import io.allsum.model.jobs.JobState;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -32,19 +32,13 @@ class ServerRestartIT {
     static final int WORLD_SIZE = 2;
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
+    @AutoClose
     static ItCluster cluster;
 
     @BeforeAll
     static void startServer() throws Exception {
         // 14 injected failures must not use up the workers' restart budget (failures within a window).
         cluster = ItCluster.start("server-restart", null, ItCluster.workerTiming("--allsum.worker.max-restarts=40"));
-    }
-
-    @AfterAll
-    static void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

@@ -9,7 +9,7 @@ import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.rendezvous.GroupStatus;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +37,7 @@ class ValidationFaultsIT {
     static final JobSpec SMALL = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 4L, 4096L,
             4, 2, 1, false, true, 60);
 
+    @AutoClose
     static ItCluster cluster;
     /** The log-name suffix of the next restarted worker. */
     static int incarnation = 1;
@@ -46,13 +47,6 @@ class ValidationFaultsIT {
         cluster = ItCluster.start("validation-faults", null, ItCluster.workerTiming(
                 "--allsum.worker.collective-deadline=" + COLLECTIVE_DEADLINE.toSeconds() + "s"));
         cluster.startGroup(GROUP, WORLD_SIZE);
-    }
-
-    @AfterAll
-    static void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.allsum.worker.it;
 
 import io.allsum.web.RawConnections;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WorkerHttpIT {
 
     private static final String TOKEN = "worker-web-token";
+    @AutoClose
     private static ItCluster cluster;
     private static ItCluster.Worker worker;
     /** One client for the class: each client keeps its idle connections, and they count against the address cap. */
@@ -35,13 +36,6 @@ class WorkerHttpIT {
                 Stream.of("--allsum.http.max-connections-per-address=4", "--allsum.http.header-timeout=3s")).toList());
         worker = cluster.startGroup("worker-http", 1).getFirst();
         cluster.awaitReady(worker);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     private HttpResponse<String> send(String method, String path, String authorization, String contentType,
