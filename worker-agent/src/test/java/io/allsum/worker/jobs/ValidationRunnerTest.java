@@ -255,8 +255,8 @@ class ValidationRunnerTest {
     }
 
     /**
-     * Every bulk exchange takes 5 ms more, which evens out the in-memory exchanges' own spread (tenfold on shared
-     * cores), and {@code pair}'s take 50 ms more when {@code slowCall} holds for their number (from 1, counted in
+     * Every bulk exchange takes 20 ms more, which drowns the in-memory exchanges' own spread on shared cores (a few
+     * ms), and {@code pair}'s take 200 ms more when {@code slowCall} holds for their number (from 1, counted in
      * {@code calls} by its lower rank): a link that is slow, or a shared host that is slow for a moment.
      */
     static UnaryOperator<Communicator> slowPair(Pair pair, IntPredicate slowCall, Map<Integer, AtomicInteger> calls) {
@@ -267,7 +267,7 @@ class ValidationRunnerTest {
                         boolean slow = comm.rank() == pair.low() && (int) args[1] == pair.high()
                                 && slowCall.test(calls.computeIfAbsent(comm.rank(), r -> new AtomicInteger())
                                 .incrementAndGet());
-                        LockSupport.parkNanos((bulk ? 5_000_000 : 0) + (slow ? 50_000_000 : 0));
+                        LockSupport.parkNanos((bulk ? 20_000_000 : 0) + (slow ? 200_000_000 : 0));
                     }
                     try {
                         return method.invoke(comm, args);
