@@ -402,7 +402,7 @@ public final class AllsumCommand implements Callable<Integer> {
         // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, keep, deadline, progress::event));
+                new LocalCluster.Options(aot, keep, deadline, progress::event, !target.processPerRank));
         runServer = cluster.serverUri();
         logDir = cluster.logDir();
         Runnable whileWaiting = () -> {
@@ -422,7 +422,7 @@ public final class AllsumCommand implements Callable<Integer> {
             try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
                 JobSession session = new JobSession(client, groupName, whileWaiting, progress);
                 runJob(session, jobSpec, deadline, waitForRanks, true, rank -> cluster.workers().stream()
-                        .filter(c -> c.rank() == rank).map(c -> c.process().pid()).findFirst().orElse(null));
+                        .filter(c -> c.ranks().contains(rank)).map(c -> c.process().pid()).findFirst().orElse(null));
             }
             int exit = report("local");
             succeeded = true;

@@ -28,10 +28,20 @@ import java.util.function.Consumer;
  */
 public final class LocalCluster implements AutoCloseable {
 
+    /** The worker's variable listing the ranks one JVM hosts (WorkerAgentApplication reads it). */
+    static final String LOCAL_RANKS = "ALLSUM_LOCAL_RANKS";
+
     /** How long children get to exit after SIGTERM before they are killed. */
     static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
-    public record Child(String name, Integer rank, Process process, Path log) {
+    /** A child process: the server ({@code ranks} empty) or a worker JVM hosting {@code ranks}. */
+    public record Child(String name, List<Integer> ranks, Process process, Path log) {
+
+        /** Who this child is, for messages: "the rendezvous server", "rank 2" or "ranks [0, 1, 2, 3]". */
+        String who() {
+            return ranks.isEmpty() ? "the rendezvous server" : ranks.size() == 1 ? "rank " + ranks.getFirst()
+                    : "ranks " + ranks;
+        }
     }
 
     /**
@@ -39,12 +49,15 @@ public final class LocalCluster implements AutoCloseable {
      * @param workerHttp give each worker its HTTP port (actuator, job relay); a plain run talks only to the server
      * @param deadline   the command's: waits for the AOT extraction end there (null: only the extraction's own cap)
      * @param say        hears what a long wait waits for (progress on stderr)
+     * @param oneWorkerJvm CPU ranks without an HTTP port share one worker JVM (a context per rank): one JVM's
+     *                   start-up instead of one per rank; GPU ranks and workers with a port keep a JVM each
      */
-    public record Options(boolean aot, boolean workerHttp, Deadline deadline, Consumer<String> say) {
+    public record Options(boolean aot, boolean workerHttp, Deadline deadline, Consumer<String> say,
+                          boolean oneWorkerJvm) {
         public static final Options DEFAULT = new Options(true, true);
 
         public Options(boolean aot, boolean workerHttp) {
-            this(aot, workerHttp, null, message -> { });
+            this(aot, workerHttp, null, message -> { }, false);
         }
     }
 
@@ -123,15 +136,27 @@ public final class LocalCluster implements AutoCloseable {
             serverCmd.add("--allsum.data-dir=" + logDir.resolve("data"));
             Map<String, String> serverEnv = new HashMap<>(serverProgram.env());
             serverEnv.put("ALLSUM_TOKEN", cluster.token);
-            cluster.server = cluster.spawn("server", null, serverCmd, serverEnv);
+            cluster.server = cluster.spawn("server", List.of(), serverCmd, serverEnv);
             if (serverRecording != null) {
                 cluster.recordings.add(new Recording(cluster.server, serverProgram.aot(), serverRecording));
             }
-            for (int rank = 0; rank < ranks; rank++) {
+            boolean shared = options.oneWorkerJvm() && !options.workerHttp() && backend == Backend.RING && ranks > 1;
+            List<List<Integer>> processes = new ArrayList<>();
+            if (shared) {
+                processes.add(java.util.stream.IntStream.range(0, ranks).boxed().toList());
+            } else {
+                java.util.stream.IntStream.range(0, ranks).forEach(rank -> processes.add(List.of(rank)));
+            }
+            for (List<Integer> hosted : processes) {
+                int rank = hosted.getFirst();
                 Map<String, String> env = new HashMap<>(workerProgram.env());
                 env.put("ALLSUM_SERVER", uri.toString());
                 env.put("ALLSUM_GROUP", group);
-                env.put("ALLSUM_RANK", Integer.toString(rank));
+                if (hosted.size() == 1) {
+                    env.put("ALLSUM_RANK", Integer.toString(rank));
+                } else {
+                    env.put(LOCAL_RANKS, String.join(",", hosted.stream().map(String::valueOf).toList()));
+                }
                 env.put("ALLSUM_WORLD_SIZE", Integer.toString(ranks));
                 env.put("ALLSUM_BACKEND", backend.wireName());
                 env.put("ALLSUM_TOKEN", cluster.token);
@@ -142,11 +167,13 @@ public final class LocalCluster implements AutoCloseable {
                 if (!devices.isEmpty()) {
                     env.put("ALLSUM_DEVICE", Integer.toString(devices.get(rank)));
                 }
-                // One rank records the workers' cache; the others run from the extracted jar without one.
+                // One worker JVM records the workers' cache; the others run from the extracted jar without one.
                 Path recording = rank == 0 ? workerRecording : null;
                 List<String> command = workerProgram.command(workerRecording != null && recording == null
                         ? List.of() : aotFlags(workerProgram, recording));
-                Child worker = cluster.spawn("worker-" + rank, rank, command, env);
+                String name = hosted.size() == 1 ? "worker-" + rank
+                        : "workers-" + rank + "-" + hosted.getLast();
+                Child worker = cluster.spawn(name, hosted, command, env);
                 cluster.workers.add(worker);
                 if (recording != null) {
                     cluster.recordings.add(new Recording(worker, workerProgram.aot(), recording));
@@ -183,13 +210,13 @@ public final class LocalCluster implements AutoCloseable {
         return !recordings.isEmpty();
     }
 
-    private Child spawn(String name, Integer rank, List<String> command, Map<String, String> env) {
+    private Child spawn(String name, List<Integer> ranks, List<String> command, Map<String, String> env) {
         Path log = logDir.resolve(name + ".log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
         try {
-            return new Child(name, rank, pb.start(), log);
+            return new Child(name, ranks, pb.start(), log);
         } catch (IOException e) {
             throw new LauncherException("cannot start " + name + " (" + command.getFirst() + "): " + e.getMessage(), e);
         }
@@ -202,8 +229,7 @@ public final class LocalCluster implements AutoCloseable {
         all.addAll(workers);
         for (Child c : all) {
             if (c != null && !c.process().isAlive()) {
-                String who = c.rank() == null ? "the rendezvous server" : "rank " + c.rank();
-                throw new LauncherException(who + " (pid " + c.process().pid() + ") exited with code "
+                throw new LauncherException(c.who() + " (pid " + c.process().pid() + ") exited with code "
                         + c.process().exitValue() + lastLogLine(c.log()) + "; log: " + c.log());
             }
         }
@@ -251,6 +277,7 @@ public final class LocalCluster implements AutoCloseable {
         return logDir;
     }
 
+    /** The worker JVMs: one per rank, or one for all ranks ({@link Options#oneWorkerJvm}). */
     public List<Child> workers() {
         return List.copyOf(workers);
     }

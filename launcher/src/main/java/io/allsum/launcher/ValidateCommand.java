@@ -232,7 +232,7 @@ public final class ValidateCommand implements Callable<Integer> {
                 + layout.description() + ")");
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, false, deadline, progress::event));
+                new LocalCluster.Options(aot, false, deadline, progress::event, !target.processPerRank));
         boolean ran = false;
         try {
             new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive, progress);

@@ -2,8 +2,9 @@ package io.allsum.launcher;
 
 import io.allsum.client.AllsumJson;
 import io.allsum.model.jobs.JobSpec;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
 import java.nio.file.Path;
@@ -12,21 +13,27 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The main job, end to end: the launcher jar starts a real rendezvous server and 3 ring worker processes, runs an
- * all-sum sweep of 8 B to 1 MiB, prints the table, writes JSON and stops its children.
+ * The main job, end to end: the launcher jar starts a real rendezvous server and 3 ring ranks, runs an all-sum sweep
+ * of 8 B to 1 MiB, prints the table, writes JSON and stops its children. Both ways of hosting local CPU ranks: one
+ * worker JVM for all (the default) and a JVM per rank (--process-per-rank).
  */
 class LauncherEndToEndIT {
 
     @TempDir
     Path dir;
 
-    @Test
-    void threeRingRanksRunTheSweepAndPrintARowPerSize() throws Exception {
+    @ParameterizedTest(name = "process per rank: {0}")
+    @ValueSource(booleans = {false, true})
+    void threeRingRanksRunTheSweepAndPrintARowPerSize(boolean processPerRank) throws Exception {
         LauncherProcess.assumeReactorJars();
         Path json = dir.resolve("result.json");
 
-        LauncherProcess.Result r = LauncherProcess.run(dir, 480, "--backend", "ring", "--ranks", "3",
-                "-b", "8", "-e", "1M", "--json", json.toString(), "--timeout", "300");
+        List<String> args = new java.util.ArrayList<>(List.of("--backend", "ring", "--ranks", "3",
+                "-b", "8", "-e", "1M", "--json", json.toString(), "--timeout", "300"));
+        if (processPerRank) {
+            args.add("--process-per-rank");
+        }
+        LauncherProcess.Result r = LauncherProcess.run(dir, 480, args.toArray(String[]::new));
 
         assertThat(r.exitCode()).as("exit code; stderr:%n%s", r.stderr()).isZero();
         List<Long> expectedSizes =
@@ -43,6 +50,10 @@ class LauncherEndToEndIT {
         assertThat(r.stdout()).contains("# Out of bounds values : 0 OK", "# Avg bus bandwidth", "#  Rank  2",
                 "# time: average of ranks per iteration (-a 1)");
         assertThat(r.stdout().lines().filter(l -> l.startsWith("# allsum "))).as("one header").hasSize(1);
+        List<String> pids = r.stdout().lines().filter(l -> l.startsWith("#  Rank "))
+                .map(l -> l.replaceAll(".* Pid +(\\d+) .*", "$1")).toList();
+        assertThat(pids).hasSize(3);
+        assertThat(pids.stream().distinct()).as("worker JVMs").hasSize(processPerRank ? 3 : 1);
         // Phases as they happen, in order.
         String err = r.stderr();
         assertThat(err).containsSubsequence("starting the server and 3 ring ranks", "server up in",

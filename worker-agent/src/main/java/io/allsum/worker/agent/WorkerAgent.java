@@ -143,11 +143,11 @@ public class WorkerAgent implements SmartLifecycle {
             log.info("allsum worker rank {} of {} in group '{}' (backend {}, instance {}) joining {}",
                     props.rank(), props.worldSize(), props.group(), factory.backend(), instanceId, props.server());
             heartbeats = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon()
-                    .name("allsum-heartbeat").factory());
+                    .name("allsum-heartbeat-r" + props.rank()).factory());
             long every = props.heartbeatInterval().toMillis();
             heartbeats.scheduleWithFixedDelay(this::heartbeat, every, every, TimeUnit.MILLISECONDS);
             // Daemon: a stuck client call must never keep the JVM alive after the context closed.
-            agentThread = Thread.ofPlatform().daemon().name("allsum-agent").start(this::runAgent);
+            agentThread = Thread.ofPlatform().daemon().name("allsum-agent-r" + props.rank()).start(this::runAgent);
         }
     }
 
