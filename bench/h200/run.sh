@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -491,6 +491,21 @@ part_ab_cpu2() { # the default CPU job (4 ring ranks, 8 B .. 64 MiB) on 2 pinned
       echo "## 2 cores, allsum default job $i, $( [ $h = $ALLSUM_HOME ] && echo this || echo AB_DIST) dist"
       secs quiet taskset -c 0,1 $h/bin/allsum --backend ring -q
     done
+    echo "## 2 cores, gloo_sweep.py 4, $i"; secs quiet taskset -c 0,1 python3 bench/startup/gloo_sweep.py 4
+  done
+}
+
+part_cpu2() { # the default CPU job on 2 pinned cores, this dist only, alternating REPS times (default 3): its default
+  # (the CPU ranks in one worker JVM, same-host links over shared memory), ALLSUM_RING_SHARED_MEMORY=false (TCP),
+  # --process-per-rank (a JVM per rank), and the same sweep with PyTorch Gloo (bench/startup/gloo_sweep.py)
+  local i
+  quiet taskset -c 0,1 allsum --backend ring -q --ranks 2 -b 8 -e 1K
+  for i in $(seq 1 ${REPS:-3}); do
+    echo "## 2 cores, allsum default job $i, default"; secs quiet taskset -c 0,1 allsum --backend ring -q
+    echo "## 2 cores, allsum default job $i, ALLSUM_RING_SHARED_MEMORY=false"
+    secs quiet env ALLSUM_RING_SHARED_MEMORY=false taskset -c 0,1 allsum --backend ring -q
+    echo "## 2 cores, allsum default job $i, --process-per-rank"
+    secs quiet taskset -c 0,1 allsum --backend ring -q --process-per-rank
     echo "## 2 cores, gloo_sweep.py 4, $i"; secs quiet taskset -c 0,1 python3 bench/startup/gloo_sweep.py 4
   done
 }
