@@ -79,7 +79,11 @@ final class SharedMemoryOffer {
                 }
             }
             for (peer = 0; peer < n; peer++) {
-                if (local[peer]) {
+                byte kind = local[peer] ? readKind(channels[peer], deadlineNanos) : NONE;
+                if (kind != NONE && kind != OFFER) {
+                    throw new IOException("sent shared-memory kind " + kind + " instead of an offer");
+                }
+                if (kind == OFFER) {
                     ShmRing accepted = answer(channels[peer], enabled, dir, rank, peer, deadlineNanos);
                     rings.in[peer] = accepted;
                     write(channels[peer], reply(accepted != null ? ACCEPT : DECLINE), deadlineNanos);
@@ -145,16 +149,12 @@ final class SharedMemoryOffer {
         return ByteBuffer.allocate(5).putInt(MAGIC).put(kind).flip();
     }
 
-    /** Reads the peer's offer; maps its ring if it is one this rank can prove it shares, else null. */
+    /**
+     * Reads the rest of the peer's offer (after its kind); maps its ring if it is one this rank can prove it
+     * shares, else null.
+     */
     private static ShmRing answer(SocketChannel channel, boolean enabled, Path dir, int rank, int peer,
                                   long deadlineNanos) throws IOException {
-        byte kind = readKind(channel, deadlineNanos);
-        if (kind == NONE) {
-            return null;
-        }
-        if (kind != OFFER) {
-            throw new IOException("sent shared-memory kind " + kind + " instead of an offer");
-        }
         ByteBuffer fixed = read(channel, ShmRing.TOKEN_BYTES + 8 + 2, deadlineNanos);
         byte[] token = new byte[ShmRing.TOKEN_BYTES];
         fixed.get(token);
@@ -179,11 +179,12 @@ final class SharedMemoryOffer {
     private static byte readKind(SocketChannel channel, long deadlineNanos) throws IOException {
         ByteBuffer head = read(channel, 5, deadlineNanos);
         int magic = head.getInt();
-        if (magic != MAGIC) {
-            throw new IOException("sent 0x" + Integer.toHexString(magic) + " instead of a shared-memory offer"
-                    + " (a ring of another version?)");
+        byte kind = head.get();
+        if (magic != MAGIC || kind < NONE || kind > DECLINE) {
+            throw new IOException("sent 0x" + Integer.toHexString(magic) + " kind " + kind + " instead of a"
+                    + " shared-memory offer or answer (a ring of another version?)");
         }
-        return head.get();
+        return kind;
     }
 
     private static ByteBuffer read(SocketChannel channel, int bytes, long deadlineNanos) throws IOException {
