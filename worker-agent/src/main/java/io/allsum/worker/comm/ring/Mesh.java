@@ -56,7 +56,7 @@ final class Mesh {
                     configure(channels[peer], settings);
                     links[peer] = new PeerLink(rank, peer, endpoints.get(peer), channels[peer], timeoutNanos,
                             rings.out()[peer], rings.in()[peer]);
-                    rings.out()[peer] = null; // the link owns them now
+                    rings.out()[peer] = null; // owned (and closed) by the link
                     rings.in()[peer] = null;
                 }
             }
