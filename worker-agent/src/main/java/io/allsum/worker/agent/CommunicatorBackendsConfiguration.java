@@ -29,7 +29,8 @@ public class CommunicatorBackendsConfiguration {
                 .info("Ring endpoint advertises {} ({})", choice.host(), choice.reason());
         String advertised = choice.host();
         // A peer silent for the collective deadline is declared failed.
-        RingSettings settings = RingSettings.DEFAULTS.withIoTimeout(props.collectiveDeadline());
+        RingSettings settings = RingSettings.DEFAULTS.withIoTimeout(props.collectiveDeadline())
+                .withSharedMemory(props.ringSharedMemory());
         return new RingCommunicatorFactory(props.ringBindHost(), advertised, 0, settings);
     }
 

@@ -31,6 +31,7 @@ public final class WorkerEnvironmentAliases {
         // LOCAL_RANK is the GPU index within the host, which is what picks the device (never rank % devices).
         m.put("device", List.of("ALLSUM_DEVICE", "LOCAL_RANK", "SLURM_LOCALID"));
         m.put("token", List.of("ALLSUM_TOKEN"));
+        m.put("ring-shared-memory", List.of("ALLSUM_RING_SHARED_MEMORY"));
         return Map.copyOf(m);
     }
 

@@ -31,6 +31,8 @@ import java.util.List;
  * @param maxRestarts        consecutive failed generations tolerated before the worker exits non-zero
  * @param ringBindHost       address the ring backend listens on
  * @param ringAdvertiseHost  host the ring backend tells its peers to connect to (default: see AdvertisedAddress)
+ * @param ringSharedMemory   whether ring links to ranks of the same host carry their payload through /dev/shm
+ *                           (ALLSUM_RING_SHARED_MEMORY; false keeps every byte on TCP)
  */
 @Validated
 @ConfigurationProperties("allsum.worker")
@@ -48,7 +50,8 @@ public record WorkerProperties(
         @NotNull @DefaultValue("10s") Duration jobPollWait,
         @PositiveOrZero @DefaultValue("10") int maxRestarts,
         @NotBlank @DefaultValue("0.0.0.0") String ringBindHost,
-        String ringAdvertiseHost) {
+        String ringAdvertiseHost,
+        @DefaultValue("true") boolean ringSharedMemory) {
 
     public WorkerProperties {
         List<String> missing = new ArrayList<>();

@@ -45,7 +45,7 @@ class WorkerAgentTest {
     private WorkerAgent start(int maxRestarts, JobRunner runner) {
         WorkerProperties props = new WorkerProperties(URI.create("http://localhost:1"), "g1", 1, 3,
                 BackendChoice.RING, null, null, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(5),
-                Duration.ofSeconds(1), maxRestarts, "127.0.0.1", null);
+                Duration.ofSeconds(1), maxRestarts, "127.0.0.1", null, true);
         agent = new WorkerAgent(props, server, factory, runner, exitCode::complete, "r1-test", "host-a");
         agent.start();
         return agent;

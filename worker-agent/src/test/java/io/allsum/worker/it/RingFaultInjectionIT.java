@@ -306,7 +306,7 @@ class RingFaultInjectionIT {
     static byte[] forgedHello(String group, long generation) {
         byte[] g = group.getBytes(StandardCharsets.UTF_8);
         ByteBuffer b = ByteBuffer.allocate(4 + 2 + 2 + g.length + 8 + 2 + 12 + 64);
-        b.putInt(0x414C5352).putShort((short) 2).putShort((short) g.length).put(g).putLong(generation);
+        b.putInt(0x414C5352).putShort((short) 3).putShort((short) g.length).put(g).putLong(generation);
         b.putShort((short) 0).putInt(0).putInt(2).putInt(WORLD_SIZE);
         byte[] nonceAndMac = new byte[64];
         ThreadLocalRandom.current().nextBytes(nonceAndMac);

@@ -19,7 +19,7 @@ class WorkerTokenFilterTest {
     private static WorkerProperties props(String token) {
         return new WorkerProperties(URI.create("http://localhost:8080"), "g", 0, 2,
                 io.allsum.worker.agent.BackendChoice.RING, null, token, Duration.ofSeconds(30), Duration.ofSeconds(2),
-                Duration.ofSeconds(60), Duration.ofSeconds(10), 10, "127.0.0.1", null);
+                Duration.ofSeconds(60), Duration.ofSeconds(10), 10, "127.0.0.1", null, true);
     }
 
     private static int status(WorkerTokenFilter filter, String path, String authorization) throws Exception {

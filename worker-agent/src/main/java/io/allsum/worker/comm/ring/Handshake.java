@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The authenticated opening of every ring connection (version 2), big-endian, bounded lengths:
+ * The authenticated opening of every ring connection (version 3), big-endian, bounded lengths:
  * <ol>
  *   <li>listener: CHALLENGE {@code "ALSC" version nonce[32]} as soon as it accepts (or a NACK when it is full);</li>
  *   <li>dialer: HELLO {@code "ALSR" version group generation tag from to world dialerNonce[32] mac[32]}, the mac being
@@ -18,13 +18,14 @@ import java.util.Arrays;
  *       HMAC(key, "accept" | dialer nonce | listener nonce), so the dialer knows it reached a member too; or a NACK
  *       naming why it was refused (BUSY and NOT_YET: dial again).</li>
  * </ol>
+ * On links whose two endpoints name the same host, the shared-memory offers ({@link SharedMemoryOffer}) follow.
  * The key ({@link RingKey}) is derived from the generation's unique id, which only its members hold, so a
  * connection is kept only once it has proved membership; everything else is closed.
  */
 record Handshake(String group, long generation, String tag, int fromRank, int toRank, int worldSize) {
 
     static final int MAGIC = 0x414C5352; // "ALSR"
-    static final short VERSION = 2;
+    static final short VERSION = 3;
     static final int CHALLENGE_MAGIC = 0x414C5343; // "ALSC"
     static final int ACK_MAGIC = 0x414C5341; // "ALSA"
     static final int NACK_MAGIC = 0x414C534E; // "ALSN"

@@ -32,6 +32,7 @@ final class Mesh {
         int n = endpoints.size();
         SocketChannel[] channels = new SocketChannel[n];
         PeerLink[] links = new PeerLink[n];
+        SharedMemoryOffer.Rings rings = null;
         boolean ok = false;
         try {
             for (int peer = rank + 1; peer < n; peer++) {
@@ -47,11 +48,16 @@ final class Mesh {
                 }
                 channels[peer] = channel;
             }
+            rings = SharedMemoryOffer.negotiate(channels, rank, endpoints, settings.sharedMemory(), ShmRing.DEFAULT_DIR,
+                    settings.sharedMemoryBytes(), deadlineNanos, phase);
             long timeoutNanos = settings.ioTimeout().toNanos();
             for (int peer = 0; peer < n; peer++) {
                 if (peer != rank) {
                     configure(channels[peer], settings);
-                    links[peer] = new PeerLink(rank, peer, endpoints.get(peer), channels[peer], timeoutNanos);
+                    links[peer] = new PeerLink(rank, peer, endpoints.get(peer), channels[peer], timeoutNanos,
+                            rings.out()[peer], rings.in()[peer]);
+                    rings.out()[peer] = null; // owned (and closed) by the link
+                    rings.in()[peer] = null;
                 }
             }
             ok = true;
@@ -63,6 +69,9 @@ final class Mesh {
             throw new CommException(phase, rank, "interrupted while connecting", e);
         } finally {
             if (!ok) {
+                if (rings != null) {
+                    rings.closeAll();
+                }
                 for (int peer = 0; peer < n; peer++) {
                     RingListener.closeQuietly(links[peer]);
                     RingListener.closeQuietly(channels[peer]);

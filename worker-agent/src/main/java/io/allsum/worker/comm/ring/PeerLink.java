@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One TCP connection to a peer, non-blocking, with a deadline on every read and write (the timeout restarts on
@@ -25,12 +26,23 @@ import java.util.concurrent.TimeUnit;
  * <p>Frames: a 16-byte little-endian header {@code kind | op << 8, length or failed rank, link op sequence} and,
  * for data, the payload. An ABORT frame tells the peer which rank failed, so that ranks that are not next to a
  * dead rank still name it.
+ *
+ * <p>A direction with a shared-memory ring ({@link ShmRing}, same host only) carries the payload in the ring and
+ * only the header on the socket: SHM_DATA, sent once the payload (or, above the ring's capacity, its first piece)
+ * is in the ring, is the doorbell; the reader checks it like DATA, then takes the bytes from the ring. A writer
+ * waiting for ring space sends NOOP headers, which readers skip, so that a dead peer fails the socket write.
  */
 final class PeerLink implements AutoCloseable {
 
     static final int HEADER_BYTES = 16;
     private static final int KIND_DATA = 1;
     private static final int KIND_ABORT = 2;
+    private static final int KIND_SHM_DATA = 3;
+    private static final int KIND_NOOP = 4;
+    /** A writer waiting this long for ring space sends a NOOP: the write to a dead peer fails. */
+    private static final long NOOP_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int SPINS = 64;
     private static final long FINISH_FRAME_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     final int selfRank;
@@ -45,6 +57,10 @@ final class PeerLink implements AutoCloseable {
     private final ByteBuffer writeHeader = ByteBuffer.allocateDirect(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] readPair = new ByteBuffer[2];
     private final ByteBuffer[] writePair = new ByteBuffer[2];
+    private final ByteBuffer[] writeOne = {writeHeader};
+    /** The shared-memory rings of the two directions, or null where that direction's payload goes over TCP. */
+    private final ShmRing out;
+    private final ShmRing in;
     /** Op sequence numbers per direction: both ends count the ops that use this link the same way. */
     private long sendSequence;
     private long recvSequence;
@@ -53,6 +69,14 @@ final class PeerLink implements AutoCloseable {
 
     PeerLink(int selfRank, int peerRank, String peerEndpoint, SocketChannel channel, long timeoutNanos)
             throws IOException {
+        this(selfRank, peerRank, peerEndpoint, channel, timeoutNanos, null, null);
+    }
+
+    /** {@code out}/{@code in}: this link's rings (it closes them), or null for TCP payload in that direction. */
+    PeerLink(int selfRank, int peerRank, String peerEndpoint, SocketChannel channel, long timeoutNanos, ShmRing out,
+             ShmRing in) throws IOException {
+        this.out = out;
+        this.in = in;
         this.selfRank = selfRank;
         this.peerRank = peerRank;
         this.peerEndpoint = peerEndpoint;
@@ -123,14 +147,105 @@ final class PeerLink implements AutoCloseable {
         }
     }
 
+    /** Whether the payload of the sending / receiving direction goes through shared memory (tests, diagnostics). */
+    boolean sendsThroughSharedMemory() {
+        return out != null;
+    }
+
+    boolean receivesThroughSharedMemory() {
+        return in != null;
+    }
+
     /** Sends the chunks of {@code payload} as data frames (on the writer thread). */
     void writeData(OpContext ctx, long sequence, MemorySegment payload) {
+        if (out != null) {
+            writeShared(ctx, sequence, payload);
+            return;
+        }
         writeHeader.clear();
         writeHeader.putInt(KIND_DATA | ctx.op.ordinal() << 8).putInt((int) payload.byteSize()).putLong(sequence);
         writeHeader.flip();
         writePair[0] = writeHeader;
         writePair[1] = payload.asByteBuffer();
         writeFully(ctx, writePair);
+    }
+
+    /**
+     * Copies {@code payload} into the ring, then rings the doorbell. A payload the ring can hold goes in whole;
+     * a larger one in pieces as the reader frees space, the doorbell after the first.
+     */
+    private void writeShared(OpContext ctx, long sequence, MemorySegment payload) {
+        long length = payload.byteSize();
+        long offset = 0;
+        boolean rung = false;
+        try {
+            while (true) {
+                long remaining = length - offset;
+                long need = length <= out.capacity ? remaining : Math.min(remaining, Math.max(1, out.capacity / 4));
+                long n = Math.min(awaitSpace(ctx, need), remaining);
+                if (n > 0) {
+                    out.put(payload, offset, n);
+                    offset += n;
+                    lastWriteProgress = System.nanoTime();
+                }
+                if (!rung) {
+                    writeHeaderOnly(ctx, KIND_SHM_DATA | ctx.op.ordinal() << 8, (int) length, sequence);
+                    rung = true;
+                }
+                if (offset == length) {
+                    return;
+                }
+            }
+        } catch (IllegalStateException e) { // the mapping was closed under this copy
+            throw closed ? aborted(ctx, e) : e;
+        }
+    }
+
+    /** Waits until the ring has {@code need} bytes free; returns the free bytes. */
+    private long awaitSpace(OpContext ctx, long need) {
+        long free = out.free();
+        if (free >= need) {
+            return free;
+        }
+        long progressAt = System.nanoTime();
+        long noopAt = progressAt;
+        long seen = free;
+        long park = 0;
+        for (int spins = 0; ; spins++) {
+            ctx.throwIfFailed();
+            if (closed) {
+                throw aborted(ctx, null);
+            }
+            free = out.free();
+            if (free >= need) {
+                return free;
+            }
+            long now = System.nanoTime();
+            if (free != seen) {
+                seen = free;
+                progressAt = now;
+                lastWriteProgress = now;
+            } else if (now - progressAt > timeoutNanos) {
+                throw peerFailed(ctx, "accepted no data for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
+                        null);
+            }
+            if (now - noopAt > NOOP_AFTER_NANOS) {
+                writeHeaderOnly(ctx, KIND_NOOP, 0, -1);
+                noopAt = now;
+            }
+            if (spins < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                park = Math.min(MAX_PARK_NANOS, park == 0 ? 10_000 : park * 2);
+                LockSupport.parkNanos(park);
+            }
+        }
+    }
+
+    private void writeHeaderOnly(OpContext ctx, int kindAndOp, int value, long sequence) {
+        writeHeader.clear();
+        writeHeader.putInt(kindAndOp).putInt(value).putLong(sequence).flip();
+        writeFully(ctx, writeOne);
     }
 
     /** Best effort: tells the peer that {@code failedRank} failed, then stops sending. Runs on the writer thread. */
@@ -157,6 +272,10 @@ final class PeerLink implements AutoCloseable {
 
     /** Reads one data frame of exactly {@code into.byteSize()} bytes into {@code into} (on the calling thread). */
     void readData(OpContext ctx, long sequence, MemorySegment into) {
+        if (in != null) {
+            readShared(ctx, sequence, into);
+            return;
+        }
         // readHeader may already hold the first bytes of this frame, read by checkIdle between collectives
         ByteBuffer payload = into.asByteBuffer();
         readPair[0] = readHeader;
@@ -167,7 +286,7 @@ final class PeerLink implements AutoCloseable {
             while (payload.hasRemaining() || readHeader.hasRemaining()) {
                 long n = readHeader.hasRemaining() ? channel.read(readPair) : channel.read(payload);
                 if (!headerChecked && !readHeader.hasRemaining()) {
-                    checkHeader(ctx, sequence, into.byteSize());
+                    checkHeader(ctx, sequence, into.byteSize(), KIND_DATA);
                     headerChecked = true;
                 }
                 if (n > 0) {
@@ -179,7 +298,7 @@ final class PeerLink implements AutoCloseable {
                 }
             }
             if (!headerChecked) {
-                checkHeader(ctx, sequence, into.byteSize());
+                checkHeader(ctx, sequence, into.byteSize(), KIND_DATA);
             }
             readHeader.clear();
         } catch (IOException e) {
@@ -187,6 +306,92 @@ final class PeerLink implements AutoCloseable {
         } catch (ClosedSelectorException e) {
             throw aborted(ctx, e);
         }
+    }
+
+    /** Reads the doorbell of {@code into}'s frame from the socket, then its payload from the ring. */
+    private void readShared(OpContext ctx, long sequence, MemorySegment into) {
+        long length = into.byteSize();
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            while (readHeader.hasRemaining() || isNoop()) {
+                if (!readHeader.hasRemaining()) {
+                    readHeader.clear(); // a NOOP: the writer waits for ring space
+                    continue;
+                }
+                long n = channel.read(readHeader);
+                if (n > 0) {
+                    deadline = System.nanoTime() + timeoutNanos;
+                } else if (n < 0) {
+                    throw peerFailed(ctx, "closed its connection", null);
+                } else {
+                    awaitReady(ctx, readSelector, deadline, "sent nothing", true);
+                }
+            }
+            checkHeader(ctx, sequence, length, KIND_SHM_DATA);
+            readHeader.clear();
+            long offset = 0;
+            long progressAt = System.nanoTime();
+            long park = 0;
+            int spins = 0;
+            while (offset < length) {
+                long available = in.available();
+                if (available > 0) {
+                    long n = Math.min(available, length - offset);
+                    in.take(into, offset, n);
+                    offset += n;
+                    progressAt = System.nanoTime();
+                    park = 0;
+                    spins = 0;
+                    continue;
+                }
+                // only a payload larger than the ring arrives in pieces
+                ctx.throwIfFailed();
+                if (closed) {
+                    throw aborted(ctx, null);
+                }
+                if (System.nanoTime() - progressAt > timeoutNanos) {
+                    throw peerFailed(ctx, "sent nothing for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
+                            null);
+                }
+                if (spins++ < SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    pollWhileWaiting(ctx);
+                    park = Math.min(MAX_PARK_NANOS, park == 0 ? 10_000 : park * 2);
+                    LockSupport.parkNanos(park);
+                }
+            }
+        } catch (IOException e) {
+            throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection (" + e.getMessage() + ")", e);
+        } catch (ClosedSelectorException e) {
+            throw aborted(ctx, e);
+        } catch (IllegalStateException e) { // the mapping was closed under this copy
+            throw closed ? aborted(ctx, e) : e;
+        }
+    }
+
+    /**
+     * While the rest of a frame is awaited in the ring: reads the start of the next frame from the socket (kept for
+     * the next read), so that a peer that closed its connection or sent an ABORT notice is noticed.
+     */
+    private void pollWhileWaiting(OpContext ctx) throws IOException {
+        if (readHeader.hasRemaining() && channel.read(readHeader) < 0) {
+            throw peerFailed(ctx, "closed its connection", null);
+        }
+        if (isNoop()) {
+            readHeader.clear();
+        } else if (!readHeader.hasRemaining() && (readHeader.getInt(0) & 0xFF) == KIND_ABORT) {
+            throw abortNotice(ctx.phase(), readHeader.getInt(4));
+        }
+    }
+
+    private boolean isNoop() {
+        return !readHeader.hasRemaining() && (readHeader.getInt(0) & 0xFF) == KIND_NOOP;
+    }
+
+    private PeerFailedException abortNotice(String phase, int failed) {
+        return new PeerFailedException(phase, selfRank, failed, failed == peerRank ? "failed"
+                : "failed (reported by peer rank " + peerRank + " at " + peerEndpoint + ")", null);
     }
 
     /**
@@ -199,33 +404,35 @@ final class PeerLink implements AutoCloseable {
             return null;
         }
         try {
-            if (readHeader.hasRemaining() && channel.read(readHeader) < 0) {
-                return new PeerFailedException("idle", selfRank, peerRank, "at " + peerEndpoint
-                        + " closed its connection while the group was idle", null);
+            while (true) {
+                if (readHeader.hasRemaining() && channel.read(readHeader) < 0) {
+                    return new PeerFailedException("idle", selfRank, peerRank, "at " + peerEndpoint
+                            + " closed its connection while the group was idle", null);
+                }
+                if (!isNoop()) {
+                    break;
+                }
+                readHeader.clear(); // a writer's NOOP from the end of the last collective
             }
         } catch (IOException e) {
             return new PeerFailedException("idle", selfRank, peerRank, "at " + peerEndpoint
                     + " lost the connection while the group was idle (" + e.getMessage() + ")", e);
         }
         if (!readHeader.hasRemaining() && (readHeader.getInt(0) & 0xFF) == KIND_ABORT) {
-            int failed = readHeader.getInt(4);
-            return new PeerFailedException("idle", selfRank, failed, failed == peerRank ? "failed"
-                    : "failed (reported by peer rank " + peerRank + " at " + peerEndpoint + ")", null);
+            return abortNotice("idle", readHeader.getInt(4));
         }
         return null;
     }
 
-    private void checkHeader(OpContext ctx, long sequence, long expectedBytes) {
+    private void checkHeader(OpContext ctx, long sequence, long expectedBytes, int dataKind) {
         int kindAndOp = readHeader.getInt(0);
         int value = readHeader.getInt(4);
         long peerSequence = readHeader.getLong(8);
         if ((kindAndOp & 0xFF) == KIND_ABORT) {
-            String who = value == peerRank ? "failed" : "failed (reported by peer rank " + peerRank + " at "
-                    + peerEndpoint + ")";
-            throw new PeerFailedException(ctx.phase(), selfRank, value, who, null);
+            throw abortNotice(ctx.phase(), value);
         }
         int peerOp = kindAndOp >>> 8;
-        if ((kindAndOp & 0xFF) != KIND_DATA || peerOp >= RingOp.values().length) {
+        if ((kindAndOp & 0xFF) != dataKind || peerOp >= RingOp.values().length) {
             throw new CommException(ctx.phase(), selfRank, "peer rank " + peerRank + " at " + peerEndpoint
                     + " sent a corrupt frame header (0x" + Integer.toHexString(kindAndOp) + ")");
         }
@@ -330,5 +537,7 @@ final class PeerLink implements AutoCloseable {
         for (AutoCloseable c : List.<AutoCloseable>of(channel, readSelector, writeSelector)) {
             RingListener.closeQuietly(c);
         }
+        RingListener.closeQuietly(out);
+        RingListener.closeQuietly(in);
     }
 }

@@ -379,6 +379,17 @@ public final class RingCommunicator implements Communicator {
         }
     }
 
+    /** How many links send / receive their payload through shared memory (tests, diagnostics). */
+    int sharedMemoryLinks(boolean sending) {
+        int count = 0;
+        for (PeerLink link : links) {
+            if (link != null && (sending ? link.sendsThroughSharedMemory() : link.receivesThroughSharedMemory())) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     boolean isUsable() {
         return !closed && broken == null;
     }

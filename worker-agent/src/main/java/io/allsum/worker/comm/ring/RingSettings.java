@@ -18,13 +18,17 @@ import java.time.Duration;
  * @param maxPendingHandshakesPerAddress the same bound per remote address (ranks of one host share an address,
  *                                       so it must exceed the world size of a one-host group)
  * @param idleCheck                      how often idle links are checked for a peer's closed connection
+ * @param sharedMemory                   whether links between ranks whose endpoints name the same host carry their
+ *                                       payload through a ring in /dev/shm (the socket then carries only frame
+ *                                       headers); a direction whose ring cannot be set up uses TCP
+ * @param sharedMemoryBytes              capacity of one direction's shared-memory ring
  */
 public record RingSettings(Duration ioTimeout, int chunkBytes, int smallMessageBytes, int socketBufferBytes,
                            Duration handshakeTimeout, int maxPendingHandshakes, int maxPendingHandshakesPerAddress,
-                           Duration idleCheck) {
+                           Duration idleCheck, boolean sharedMemory, int sharedMemoryBytes) {
 
     public static final RingSettings DEFAULTS = new RingSettings(Duration.ofSeconds(60), 512 * 1024, 64 * 1024, 0,
-            Duration.ofSeconds(2), 256, 128, Duration.ofMillis(200));
+            Duration.ofSeconds(2), 256, 128, Duration.ofMillis(200), true, 4 << 20);
 
     public RingSettings {
         if (ioTimeout == null || ioTimeout.isNegative() || ioTimeout.isZero()) {
@@ -45,25 +49,41 @@ public record RingSettings(Duration ioTimeout, int chunkBytes, int smallMessageB
         if (idleCheck == null || idleCheck.isNegative() || idleCheck.isZero()) {
             throw new IllegalArgumentException("idleCheck must be positive, was " + idleCheck);
         }
+        if (sharedMemoryBytes < 64 || sharedMemoryBytes > ShmRing.MAX_CAPACITY) {
+            throw new IllegalArgumentException("sharedMemoryBytes must be 64 B .. 1 GiB, was " + sharedMemoryBytes);
+        }
     }
 
     public RingSettings withIoTimeout(Duration timeout) {
         return new RingSettings(timeout, chunkBytes, smallMessageBytes, socketBufferBytes, handshakeTimeout,
-                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck);
+                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck,
+                sharedMemory, sharedMemoryBytes);
     }
 
     public RingSettings withChunkBytes(int bytes) {
         return new RingSettings(ioTimeout, bytes, smallMessageBytes, socketBufferBytes, handshakeTimeout,
-                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck);
+                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck,
+                sharedMemory, sharedMemoryBytes);
     }
 
     public RingSettings withSmallMessageBytes(int bytes) {
         return new RingSettings(ioTimeout, chunkBytes, bytes, socketBufferBytes, handshakeTimeout,
-                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck);
+                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck,
+                sharedMemory, sharedMemoryBytes);
     }
 
     public RingSettings withHandshakeLimits(Duration timeout, int maxPending, int maxPendingPerAddress) {
         return new RingSettings(ioTimeout, chunkBytes, smallMessageBytes, socketBufferBytes, timeout, maxPending,
-                maxPendingPerAddress, idleCheck);
+                maxPendingPerAddress, idleCheck, sharedMemory, sharedMemoryBytes);
+    }
+
+    public RingSettings withSharedMemory(boolean enabled) {
+        return new RingSettings(ioTimeout, chunkBytes, smallMessageBytes, socketBufferBytes, handshakeTimeout,
+                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck, enabled, sharedMemoryBytes);
+    }
+
+    public RingSettings withSharedMemoryBytes(int bytes) {
+        return new RingSettings(ioTimeout, chunkBytes, smallMessageBytes, socketBufferBytes, handshakeTimeout,
+                maxPendingHandshakes, maxPendingHandshakesPerAddress, idleCheck, sharedMemory, bytes);
     }
 }

@@ -38,11 +38,16 @@ final class RingCluster implements AutoCloseable {
     }
 
     RingCluster(int n, RingSettings settings, String group) {
+        this(java.util.stream.IntStream.range(0, n).mapToObj(r -> RingCommunicatorFactory.loopback(settings))
+                .toList(), group);
+    }
+
+    /** Ranks with factories of their own making (other hosts, other settings), rank r the r-th. */
+    RingCluster(List<RingCommunicatorFactory> factories, String group) {
         this.group = group;
-        this.ranks = Executors.newFixedThreadPool(n, Thread.ofPlatform().daemon().name("rank-", 0).factory());
-        for (int r = 0; r < n; r++) {
-            factories.add(RingCommunicatorFactory.loopback(settings));
-        }
+        this.ranks = Executors.newFixedThreadPool(factories.size(), Thread.ofPlatform().daemon().name("rank-", 0)
+                .factory());
+        this.factories.addAll(factories);
     }
 
     int size() {
@@ -117,6 +122,17 @@ final class RingCluster implements AutoCloseable {
             }
         });
         assertThat(sums).containsOnly((long) n * (n + 1) / 2);
+    }
+
+    /** Every rank sends and receives through shared memory on exactly {@code links} of its links. */
+    void assertSharedMemoryLinks(int links) {
+        for (int r = 0; r < size(); r++) {
+            RingCommunicator comm = (RingCommunicator) comms.get(r);
+            assertThat(comm.sharedMemoryLinks(true)).as("rank " + r + " links sending through shared memory")
+                    .isEqualTo(links);
+            assertThat(comm.sharedMemoryLinks(false)).as("rank " + r + " links receiving through shared memory")
+                    .isEqualTo(links);
+        }
     }
 
     @Override

@@ -4,12 +4,14 @@ import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.Communicator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -25,9 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Every collective x every dtype (x every op where it reduces) on 2, 3 and 4 ranks over real loopback sockets,
  * against {@link Reference}. Chunks are tiny (64 B) so that even small buffers cross many pipelined chunks, and the
- * counts are uneven (not divisible by the world size), plus zero.
+ * counts are uneven (not divisible by the world size), plus zero. Run with the payload through shared memory (a
+ * ring of 1000 bytes, so that chunks wrap around it) and over TCP.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ParameterizedClass(name = "sharedMemory={0}")
+@ValueSource(booleans = {true, false})
 class RingCollectivesTest {
 
     /** 64-byte chunks; all-reduces up to 48 bytes take the one-step direct path, bigger ones the ring. */
@@ -36,18 +40,25 @@ class RingCollectivesTest {
     static final long[] COUNTS = {0, 5, 203};
     static final byte CANARY = 0x5A;
 
-    private final Map<Integer, RingCluster> clusters = new HashMap<>();
+    private static final Map<Integer, RingCluster> clusters = new HashMap<>();
 
-    @BeforeAll
-    void startClusters() {
+    @Parameter
+    boolean sharedMemory;
+
+    @BeforeParameterizedClassInvocation
+    static void startClusters(boolean sharedMemory) {
         for (int n = 2; n <= 4; n++) {
-            clusters.put(n, new RingCluster(n, TINY_CHUNKS).start(1));
+            RingCluster cluster = new RingCluster(n, TINY_CHUNKS.withSharedMemory(sharedMemory)
+                    .withSharedMemoryBytes(1000)).start(1);
+            clusters.put(n, cluster);
+            cluster.assertSharedMemoryLinks(sharedMemory ? n - 1 : 0);
         }
     }
 
-    @AfterAll
-    void stopClusters() {
+    @AfterParameterizedClassInvocation
+    static void stopClusters() {
         clusters.values().forEach(RingCluster::close);
+        clusters.clear();
     }
 
     static Stream<Arguments> worldsAndTypes() {

@@ -6,7 +6,11 @@ import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.Communicator;
 import io.allsum.worker.comm.PeerFailedException;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -22,14 +26,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Set-up, failure and teardown behaviour: foreign connections, dead peers, abort, generations, split, barrier. */
+/**
+ * Set-up, failure and teardown behaviour: foreign connections, dead peers, abort, generations, split, barrier; with
+ * the payload through shared memory and over TCP.
+ */
+@ParameterizedClass(name = "sharedMemory={0}")
+@ValueSource(booleans = {true, false})
 class RingLifecycleTest {
 
-    static final RingSettings SETTINGS = RingSettings.DEFAULTS.withIoTimeout(Duration.ofSeconds(20));
+    @Parameter
+    boolean sharedMemory;
+    RingSettings settings;
+
+    @BeforeEach
+    void useSharedMemoryOrNot() {
+        settings = RingSettings.DEFAULTS.withIoTimeout(Duration.ofSeconds(20)).withSharedMemory(sharedMemory);
+    }
 
     @Test
     void peerAbortedMidCollectiveMakesEverySurvivorFailNamingIt() {
-        try (RingCluster cluster = new RingCluster(4, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(4, settings).start(1)) {
             String deadEndpoint = cluster.factories.get(3).endpoint();
             long count = 4L << 20; // 16 MiB of float32: many chunks in flight when rank 3 goes away
             CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> {
@@ -72,7 +88,7 @@ class RingLifecycleTest {
         // The worker aborts its communicator as soon as a collective fails (ActiveGeneration.markBroken); the abort
         // must not cut off the ABORT notices the failure queued, or the next rank names this one instead.
         for (int attempt = 0; attempt < 5; attempt++) {
-            try (RingCluster cluster = new RingCluster(3, SETTINGS).start(1)) {
+            try (RingCluster cluster = new RingCluster(3, settings).start(1)) {
                 CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> {
                     sleep(100);
                     cluster.comms.get(2).abort();
@@ -102,7 +118,7 @@ class RingLifecycleTest {
 
     @Test
     void peerThatClosesInsteadOfJoiningIsNamedByTheOthers() {
-        try (RingCluster cluster = new RingCluster(3, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(3, settings).start(1)) {
             List<Object> outcomes = cluster.outcomes(r -> {
                 Communicator comm = cluster.comms.get(r);
                 if (r == 1) {
@@ -123,7 +139,7 @@ class RingLifecycleTest {
 
     @Test
     void abortFromAnotherThreadFailsABlockedReceive() {
-        try (RingCluster cluster = new RingCluster(2, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(2, settings).start(1)) {
             Communicator comm = cluster.comms.get(0);
             CompletableFuture<Object> blocked = CompletableFuture.supplyAsync(() -> {
                 try (CommBuffer buf = comm.allocate(64)) {
@@ -144,7 +160,7 @@ class RingLifecycleTest {
 
     @Test
     void silentPeerFailsTheReadWithinTheDeadline() {
-        RingSettings quick = SETTINGS.withIoTimeout(Duration.ofMillis(500));
+        RingSettings quick = settings.withIoTimeout(Duration.ofMillis(500));
         try (RingCluster cluster = new RingCluster(2, quick).start(1)) {
             Communicator comm = cluster.comms.get(0);
             try (CommBuffer buf = comm.allocate(64)) {
@@ -158,7 +174,7 @@ class RingLifecycleTest {
 
     @Test
     void foreignStaleAndGarbageConnectionsDoNotBreakSetUp() throws Exception {
-        try (RingCluster cluster = new RingCluster(3, SETTINGS)) {
+        try (RingCluster cluster = new RingCluster(3, settings)) {
             cluster.view(1); // opens the listeners
             List<Socket> strangers = new ArrayList<>();
             for (RingCommunicatorFactory f : cluster.factories) {
@@ -181,7 +197,7 @@ class RingLifecycleTest {
 
     @Test
     void nextGenerationReusesTheListenerAndDropsTheOldOne() {
-        try (RingCluster cluster = new RingCluster(3, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(3, settings).start(1)) {
             List<String> before = cluster.factories.stream().map(RingCommunicatorFactory::endpoint).toList();
             cluster.assertSumOfRanks();
             cluster.start(2);
@@ -192,7 +208,7 @@ class RingLifecycleTest {
 
     @Test
     void barrierHoldsEveryRankUntilAllArrived() {
-        try (RingCluster cluster = new RingCluster(4, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(4, settings).start(1)) {
             AtomicInteger arrived = new AtomicInteger();
             List<List<Integer>> seen = cluster.onEveryRank(r -> {
                 List<Integer> counts = new ArrayList<>();
@@ -212,7 +228,7 @@ class RingLifecycleTest {
 
     @Test
     void splitGroupsByColorOrdersByKeyAndLeavesNegativeColorsOut() {
-        try (RingCluster cluster = new RingCluster(4, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(4, settings).start(1)) {
             List<int[]> results = cluster.onEveryRank(r -> {
                 Communicator comm = cluster.comms.get(r);
                 try (Communicator sub = comm.split(r % 2, -r)) {
@@ -241,7 +257,7 @@ class RingLifecycleTest {
 
     @Test
     void mismatchedCountsFailWithAClearErrorInsteadOfCorruptingData() {
-        try (RingCluster cluster = new RingCluster(2, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(2, settings).start(1)) {
             List<Object> outcomes = cluster.outcomes(r -> {
                 Communicator comm = cluster.comms.get(r);
                 try (CommBuffer buf = comm.allocate(4096)) {
@@ -256,7 +272,7 @@ class RingLifecycleTest {
 
     @Test
     void buffersFromElsewhereOrTooSmallAreRejectedWithoutBreakingTheCommunicator() {
-        try (RingCluster cluster = new RingCluster(2, SETTINGS).start(1)) {
+        try (RingCluster cluster = new RingCluster(2, settings).start(1)) {
             Communicator comm = cluster.comms.get(0);
             try (CommBuffer small = comm.allocate(8)) {
                 assertThatThrownBy(() -> comm.allReduce(small, small, 4, DataType.INT32, ReduceOp.SUM))

@@ -8,21 +8,27 @@ import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.worker.jobs.CollectiveJobRunner;
 import io.allsum.worker.jobs.ValidationRunner;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A validation over the real ring: both directions of every pair on one link, the sweep after, the ring intact. */
+/**
+ * A validation over the real ring: both directions of every pair on one link, the sweep after, the ring intact; with
+ * the payload through shared memory and over TCP.
+ */
 class RingValidationTest {
 
-    @Test
-    void fourRingRanksMeasureEveryPairBothWaysAndTheSweepVerifies() {
+    @ParameterizedTest(name = "sharedMemory={0}")
+    @ValueSource(booleans = {true, false})
+    void fourRingRanksMeasureEveryPairBothWaysAndTheSweepVerifies(boolean sharedMemory) {
         JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, 64L << 10, 8,
                 2, 1, false, true, 60, new ValidationSpec(1L << 20, 256L << 10, 3, null, null, null));
-        try (RingCluster cluster = new RingCluster(4, RingSettings.DEFAULTS).start(1)) {
+        try (RingCluster cluster = new RingCluster(4, RingSettings.DEFAULTS.withSharedMemory(sharedMemory))
+                .start(1)) {
             List<ValidationRunner.Outcome> outcomes = cluster.onEveryRank(rank -> new ValidationRunner(
                     new CollectiveJobRunner()).run(cluster.comms.get(rank), spec, "127.0.0.1", "cpu", v -> { },
                     () -> false));
