@@ -54,6 +54,30 @@ final class SharedMemoryOffer {
         return Endpoints.parse(a).getHostString().equalsIgnoreCase(Endpoints.parse(b).getHostString());
     }
 
+    /** What the rings of one host may hold together, and the least one ring is worth having. */
+    static final long HOST_BUDGET_BYTES = 256L << 20, MIN_RING_BYTES = 1L << 20;
+
+    /**
+     * One direction's ring when {@code hostRanks} ranks share a host: {@code configured}, shrunk so that the host's
+     * hostRanks x (hostRanks - 1) rings fit {@link #HOST_BUDGET_BYTES}, never below {@link #MIN_RING_BYTES}; 0 (TCP
+     * for every link, so that all pairs of a host are measured alike) where even that would pass 1 GiB.
+     */
+    static long ringBytes(int hostRanks, long configured) {
+        long rings = (long) hostRanks * (hostRanks - 1);
+        if (rings == 0 || rings * Math.min(configured, MIN_RING_BYTES) > 1L << 30) {
+            return rings == 0 ? configured : 0;
+        }
+        return Math.min(configured, Math.max(MIN_RING_BYTES, HOST_BUDGET_BYTES / rings));
+    }
+
+    private static int count(boolean[] flags) {
+        int c = 0;
+        for (boolean f : flags) {
+            c += f ? 1 : 0;
+        }
+        return c;
+    }
+
     /**
      * Negotiates every same-host link of {@code channels} (null entries and this rank's own are skipped). With
      * {@code enabled} false this rank still answers its peers (NONE, DECLINE), since their setting may differ.
@@ -70,10 +94,11 @@ final class SharedMemoryOffer {
                 local[peer] = peer != rank && channels[peer] != null
                         && sameHost(endpoints.get(rank), endpoints.get(peer));
             }
+            long bytes = enabled ? ringBytes(1 + count(local), capacity) : 0;
             for (peer = 0; peer < n; peer++) {
                 if (local[peer]) {
-                    if (enabled) {
-                        rings.out[peer] = create(dir, capacity, rank, peer);
+                    if (bytes > 0) {
+                        rings.out[peer] = create(dir, bytes, rank, peer);
                     }
                     write(channels[peer], offer(rings.out[peer]), deadlineNanos);
                 }

@@ -38,6 +38,16 @@ class SharedMemoryRingTest {
     Path dir;
 
     @Test
+    void aHostsRingsShrinkToTheBudgetAndTheHostUsesTcpWhereEvenTheLeastWouldNotFit() {
+        long four = 4L << 20;
+        assertThat(SharedMemoryOffer.ringBytes(4, four)).as("12 rings of 4 MiB fit").isEqualTo(four);
+        assertThat(SharedMemoryOffer.ringBytes(16, four)).as("240 rings share 256 MiB").isEqualTo((256L << 20) / 240);
+        assertThat(SharedMemoryOffer.ringBytes(24, four)).as("never below 1 MiB").isEqualTo(1L << 20);
+        assertThat(SharedMemoryOffer.ringBytes(33, four)).as("33 x 32 MiB > 1 GiB: all TCP").isZero();
+        assertThat(SharedMemoryOffer.ringBytes(4, 1000)).as("a smaller setting stays").isEqualTo(1000);
+    }
+
+    @Test
     void bytesWrapAroundTheRingInOrderAndTheCountersBoundWhatEachEndMayTouch() throws IOException {
         try (Arena arena = Arena.ofConfined();
              ShmRing out = ShmRing.create(dir, 100);
