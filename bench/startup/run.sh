@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Side by side, interleaved, on this machine: ./allsum's default job (4 ring ranks, all-sum 8 B .. 64 MiB, 5 warm-up
 # + 20 iterations, verified) against the same sweep with PyTorch Gloo and 4 processes (gloo_sweep.py), RUNS times
-# each; then what each start-up lever buys (ALLSUM_AOT=off, ALLSUM_SPRING_AOT=off). Wall and CPU seconds per run, then medians and the
-# ratio. Usage: PYTHON=/path/to/python-with-torch bench/startup/run.sh [RUNS]
+# each, with what each lever buys beside them: the same job with every ring byte on TCP (ALLSUM_RING_SHARED_MEMORY=
+# false), with a JVM per rank (--process-per-rank), and once each without the JDK AOT caches and Spring AOT. Wall and
+# CPU seconds per run, then medians and the ratio. Usage: PYTHON=/path/to/python-with-torch bench/startup/run.sh [RUNS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -27,6 +28,8 @@ timed() { # label command... -> "label wall cpu" on stdout
 
 for i in $(seq 1 "$runs"); do
   timed "allsum" ./allsum -q
+  timed "allsum TCP only" env ALLSUM_RING_SHARED_MEMORY=false ./allsum -q
+  timed "allsum JVM per rank" ./allsum -q --process-per-rank
   timed "gloo" "$python" bench/startup/gloo_sweep.py 4
   # Without the JDK's AOT caches (fat jars as built), and without Spring AOT: once each, in the middle of the series,
   # to see what each buys.
@@ -37,7 +40,7 @@ for i in $(seq 1 "$runs"); do
 done | tee "$out/all"
 
 echo "## medians of $runs runs"
-for label in "allsum" "gloo" "allsum ALLSUM_AOT=off" "allsum SPRING_AOT=off"; do
+for label in "allsum" "allsum TCP only" "allsum JVM per rank" "gloo" "allsum ALLSUM_AOT=off" "allsum SPRING_AOT=off"; do
   { grep "^$label  *wall" "$out/all" || true; } | awk '{for (i = 1; i < NF; i++) if ($i == "wall") print $(i + 1)}' | sort -n | awk -v l="$label" \
     '{v[NR]=$1} END {printf "%-22s median wall %.2f s\n", l, v[int((NR+1)/2)]}'
 done | tee "$out/medians"
