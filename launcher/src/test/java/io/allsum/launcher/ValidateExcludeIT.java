@@ -79,7 +79,7 @@ class ValidateExcludeIT {
                 assertThat(record.at("/excluded/ratio").asDouble()).isPositive();
                 assertThat(record.get("exitCode").asInt()).isEqualTo(ExitCodes.FAILED);
             } finally {
-                cluster.close(false, false);
+                cluster.close(false, true); // killed at once: the jobs are over, the logs stay
             }
         }
     }
