@@ -60,7 +60,8 @@ class ValidateFaultIT {
             assertThat(r.stdout()).contains("# phase 1: each rank alone").doesNotContain("# phase 2");
             passed = true;
         } finally {
-            cluster.close(passed); // the logs stay for a failed run
+            // Killed at once (the job is over, nothing to stop gracefully); the logs stay for a failed run.
+            cluster.close(passed, true);
         }
     }
 

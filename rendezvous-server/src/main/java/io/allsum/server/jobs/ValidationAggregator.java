@@ -9,6 +9,7 @@ import io.allsum.model.jobs.ValidationResult.PairFigure;
 import io.allsum.model.jobs.ValidationResult.SoloFigure;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.problem.Violation;
+import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.RobustStats;
@@ -22,11 +23,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * A validation job's figures across ranks ({@link ValidationResult}) from each rank's latest figures, partial or
- * final: per pair the slower of its two sides; per sweep size the rank the others waited for (the smallest own
+ * final: per pair the slower of its two sides ({@link PairFigures}); per sweep size the rank the others waited for (the smallest own
  * time, when it lies at least {@code minShortfall} below the sizes' median time); once the job succeeded, the
  * suspects ({@link SuspectFinder}) and the verdict.
  */
@@ -78,19 +80,15 @@ final class ValidationAggregator {
         ValidationSpec spec = job.spec.validation().withDefaults();
         List<RankPlace> ranks = new ArrayList<>();
         List<SoloFigure> solo = new ArrayList<>();
-        Map<Pair, PairFigure> pairs = new TreeMap<>(java.util.Comparator.comparingInt(Pair::low)
-                .thenComparingInt(Pair::high));
+        Map<Integer, List<RankValidation.PairMeasurement>> measured = new TreeMap<>();
         job.validations.forEach((rank, v) -> {
             ranks.add(new RankPlace(rank, v.host(), v.device()));
             if (v.soloGBps() != null) {
                 solo.add(new SoloFigure(rank, v.soloGBps()));
             }
-            for (RankValidation.PairMeasurement p : v.pairs()) {
-                pairs.merge(Pair.of(rank, p.peer()), new PairFigure(Math.min(rank, p.peer()), Math.max(rank, p.peer()),
-                        p.gbps(), p.latencyMicros()), (a, b) -> new PairFigure(a.low(), a.high(),
-                        Math.min(a.gbps(), b.gbps()), Math.max(a.latencyMicros(), b.latencyMicros())));
-            }
+            measured.put(rank, v.pairs());
         });
+        SortedMap<Pair, PairFigure> pairs = PairFigures.of(measured);
         List<Integer> late = lastArrivals(job.results, job.worldSize, spec.minShortfall());
         int n = job.worldSize;
         List<Double> pairTimes = job.validations.values().stream().map(RankValidation::pairsSeconds)
@@ -113,12 +111,11 @@ final class ValidationAggregator {
     }
 
     private static List<Suspect> suspects(ValidationSpec spec, List<RankPlace> ranks, List<SoloFigure> solo,
-                                          Map<Pair, PairFigure> pairs, List<Integer> late, List<SizeResult> rows) {
+                                          SortedMap<Pair, PairFigure> pairs, List<Integer> late, List<SizeResult> rows) {
         SuspectFinder finder = new SuspectFinder(spec.thresholds());
         Map<Integer, Double> soloByRank = new HashMap<>();
         solo.forEach(s -> soloByRank.put(s.rank(), s.gbps()));
-        Map<Pair, Double> pairGbps = new HashMap<>();
-        pairs.forEach((pair, figure) -> pairGbps.put(pair, figure.gbps()));
+        Map<Pair, Double> pairGbps = PairFigures.bandwidths(pairs);
         Map<Integer, Integer> lastArrival = new HashMap<>();
         for (int rank = 0; rank < late.size(); rank++) {
             lastArrival.put(rank, late.get(rank));

@@ -8,6 +8,7 @@ import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.RankValidation.PairMeasurement;
 import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.SuspectFinder;
@@ -22,7 +23,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -157,22 +157,13 @@ public final class ValidationRunner {
     }
 
     /**
-     * The pairs to measure again: the outliers of {@code figures} (each pair's slower side, as the server judges
-     * it), the slowest first, in rounds of disjoint pairs, but for the pairs of a rank slow with most of its peers;
-     * none when more than N pairs are outliers, a fault too widespread to be a passing one.
+     * The pairs to measure again: the outliers of {@code figures} (each pair's slower side by {@link PairFigures},
+     * as the server judges it), the slowest first, in rounds of disjoint pairs, but for the pairs of a rank slow with
+     * most of its peers; none when more than N pairs are outliers, a fault too widespread to be a passing one.
      */
     static PairSchedule retestSchedule(double[][] figures, SuspectFinder finder) {
         int n = figures.length;
-        Map<Pair, Double> pairs = new HashMap<>();
-        for (int a = 0; a < n; a++) {
-            for (int b = a + 1; b < n; b++) {
-                double ab = figures[a][b];
-                double ba = figures[b][a];
-                if (!Double.isNaN(ab) || !Double.isNaN(ba)) {
-                    pairs.put(new Pair(a, b), Double.isNaN(ab) ? ba : Double.isNaN(ba) ? ab : Math.min(ab, ba));
-                }
-            }
-        }
+        Map<Pair, Double> pairs = PairFigures.bandwidths(figures);
         List<Pair> slow = finder.slowPairs(pairs);
         if (slow.size() > n) {
             return PairSchedule.of(n, List.of());

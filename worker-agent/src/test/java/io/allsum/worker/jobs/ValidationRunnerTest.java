@@ -6,6 +6,7 @@ import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.Suspect;
@@ -235,23 +236,15 @@ class ValidationRunnerTest {
             calls.computeIfAbsent(comm.rank(), r -> new AtomicInteger()).set(0);
             return runner.run(comm, validation(1024), "host" + comm.rank(), "cpu", v -> { }, () -> false);
         });
-        Map<Pair, Double> pairs = new HashMap<>();
+        Map<Integer, List<RankValidation.PairMeasurement>> byRank = new HashMap<>();
         for (int rank = 0; rank < n; rank++) {
-            for (RankValidation.PairMeasurement p : outcomes.get(rank).validation().pairs()) {
-                pairs.merge(Pair.of(rank, p.peer()), p.gbps(), Math::min);
-            }
+            byRank.put(rank, outcomes.get(rank).validation().pairs());
         }
-        return pairs;
+        return PairFigures.bandwidths(PairFigures.of(byRank));
     }
 
     private static Map<Pair, Double> pairsOf(double[][] figures) {
-        Map<Pair, Double> pairs = new HashMap<>();
-        for (int a = 0; a < figures.length; a++) {
-            for (int b = a + 1; b < figures.length; b++) {
-                pairs.put(Pair.of(a, b), Math.min(figures[a][b], figures[b][a]));
-            }
-        }
-        return pairs;
+        return PairFigures.bandwidths(figures);
     }
 
     /**
