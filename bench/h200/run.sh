@@ -87,7 +87,10 @@ part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch, interl
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run
   echo "## allsum ring, loopback probe"; $JAVA -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --probe -b 1M -e ${RINGB:-64M} -f 4
-  for n in 2 4 8; do echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4; done
+  for n in 2 4 8; do
+    echo "## allsum ring $n processes"; $JAVA -Xmx4g -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4
+    echo "## allsum ring $n processes, TCP only"; $JAVA -Xmx4g -cp "$(bench_cp)" io.allsum.bench.ring.RingBenchmark --launch $n -b 1M -e ${RINGB:-64M} -f 4 --tcp
+  done
   echo "## gloo (torch_anchor.py gloo)"; python3 .carry/torch_anchor.py gloo
 }
 

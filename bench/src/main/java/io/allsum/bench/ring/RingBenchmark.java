@@ -95,6 +95,9 @@ public final class RingBenchmark implements Callable<Integer> {
     @Option(names = "--chunk", paramLabel = "SIZE", description = "Ring chunk size (default RingSettings').")
     Long chunkBytes;
 
+    @Option(names = "--tcp", description = "Every ring byte over TCP (default: ranks of one host share memory).")
+    boolean tcp;
+
     @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS", description = "Socket read deadline.")
     long timeoutSeconds;
 
@@ -144,7 +147,8 @@ public final class RingBenchmark implements Callable<Integer> {
     }
 
     private void runRank() {
-        RingSettings settings = RingSettings.DEFAULTS.withIoTimeout(Duration.ofSeconds(timeoutSeconds));
+        RingSettings settings = RingSettings.DEFAULTS.withIoTimeout(Duration.ofSeconds(timeoutSeconds))
+                .withSharedMemory(!tcp);
         if (chunkBytes != null) {
             settings = settings.withChunkBytes(Math.toIntExact(chunkBytes));
         }
@@ -164,8 +168,9 @@ public final class RingBenchmark implements Callable<Integer> {
                  CommBuffer buf = comm.allocate(maxBytes);
                  CommBuffer timing = comm.allocate(8)) {
                 if (rank == 0) {
-                    out.printf(Locale.ROOT, "# allsum ring all_reduce: %d ranks, chunk %d B, java %s, %d cpus%n",
-                            world, settings.chunkBytes(), Runtime.version(), Runtime.getRuntime().availableProcessors());
+                    out.printf(Locale.ROOT, "# allsum ring all_reduce: %d ranks, chunk %d B, %s, java %s, %d cpus%n",
+                            world, settings.chunkBytes(), tcp ? "TCP only" : "shared memory on one host",
+                            Runtime.version(), Runtime.getRuntime().availableProcessors());
                     out.print(NcclTestsTable.columnHeader("in-place"));
                 }
                 double busSum = 0;
