@@ -125,6 +125,10 @@ public final class AllsumCommand implements Callable<Integer> {
             description = "Write the run's bus bandwidth by message size as an SVG plot (log-2 size axis).")
     Path plotFile;
 
+    @Option(names = "--process-per-rank", description = "Start each local CPU rank in a JVM of its own, as a cluster "
+            + "runs them (default: the CPU ranks of a local run share one worker JVM; GPU ranks have a JVM each).")
+    boolean processPerRank;
+
     @Option(names = "--keep", description = "Keep the local server and workers running after the job (Ctrl-C stops them).")
     boolean keep;
 
@@ -372,8 +376,9 @@ public final class AllsumCommand implements Callable<Integer> {
         if (average < 0 || average > 3) {
             problems.add("-a/--average must be 0 (rank 0), 1 (average), 2 (min) or 3 (max)");
         }
-        if (target.server != null && keep) {
-            problems.add("--keep is for local runs; the cluster at --server has its own");
+        if (target.server != null && (keep || processPerRank)) {
+            problems.add((keep ? "--keep" : "--process-per-rank") + " is for local runs; the cluster at --server has"
+                    + " its own");
         }
         if (plotFile != null && BandwidthPlot.formatProblem(plotFile) != null) {
             problems.add(BandwidthPlot.formatProblem(plotFile));
@@ -402,7 +407,7 @@ public final class AllsumCommand implements Callable<Integer> {
         // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, keep, deadline, progress::event, !target.processPerRank));
+                new LocalCluster.Options(aot, keep, deadline, progress::event, !processPerRank));
         runServer = cluster.serverUri();
         logDir = cluster.logDir();
         Runnable whileWaiting = () -> {

@@ -23,10 +23,6 @@ final class ClusterOptions {
                     + "(default ${DEFAULT-VALUE}).")
     AllsumCommand.BackendChoice backend;
 
-    @Option(names = "--process-per-rank", description = "Start each local CPU rank in a JVM of its own, as a cluster "
-            + "runs them (default: the CPU ranks of a local run share one worker JVM; GPU ranks have a JVM each).")
-    boolean processPerRank;
-
     @Option(names = "--server", paramLabel = "URL", description = "Run on an existing cluster: its rendezvous server.")
     URI server;
 
@@ -69,9 +65,8 @@ final class ClusterOptions {
             if (group == null) {
                 problems.add("--server needs --group (the cluster's group to run on)");
             }
-            if (ranks != null || backend != AllsumCommand.BackendChoice.auto || processPerRank) {
-                problems.add("--ranks, --backend and --process-per-rank are for local runs; the cluster at --server"
-                        + " has its own");
+            if (ranks != null || backend != AllsumCommand.BackendChoice.auto) {
+                problems.add("--ranks and --backend are for local runs; the cluster at --server has its own");
             }
             String scheme = server.getScheme();
             if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {

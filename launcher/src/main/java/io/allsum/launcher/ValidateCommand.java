@@ -231,8 +231,9 @@ public final class ValidateCommand implements Callable<Integer> {
         progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
                 + layout.description() + ")");
         boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
+        // A JVM per rank, as on a cluster: ranks sharing one JVM share its pauses, which is what validate looks for.
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, false, deadline, progress::event, !target.processPerRank));
+                new LocalCluster.Options(aot, false, deadline, progress::event, false));
         boolean ran = false;
         try {
             new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive, progress);

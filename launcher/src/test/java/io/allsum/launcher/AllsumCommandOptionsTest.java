@@ -97,7 +97,8 @@ class AllsumCommandOptionsTest {
     @ParameterizedTest
     @ValueSource(strings = {"-b 1M -e 1K", "-b -1", "-n 0", "-w -1", "-c 2", "-d float128", "-o median",
             "-b 12Q", "--ranks 0", "--server http://localhost:1", "--server http://localhost:1 --group g --ranks 2",
-            "--group bad/name", "--timeout 0", "--backend gloo", "--ranks 2 -r 2", "-f 0"})
+            "--group bad/name", "--timeout 0", "--backend gloo", "--ranks 2 -r 2", "-f 0",
+            "--server http://localhost:1 --group g --process-per-rank"})
     void invalidOptionsExitWithUsageAndOneLine(String args) {
         int code = run(args.split(" "));
 
