@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 /**
  * A rendezvous server and its workers as child processes of this launcher, on loopback, with a random token. Each
@@ -143,9 +144,9 @@ public final class LocalCluster implements AutoCloseable {
             boolean shared = options.oneWorkerJvm() && !options.workerHttp() && backend == Backend.RING && ranks > 1;
             List<List<Integer>> processes = new ArrayList<>();
             if (shared) {
-                processes.add(java.util.stream.IntStream.range(0, ranks).boxed().toList());
+                processes.add(IntStream.range(0, ranks).boxed().toList());
             } else {
-                java.util.stream.IntStream.range(0, ranks).forEach(rank -> processes.add(List.of(rank)));
+                IntStream.range(0, ranks).forEach(rank -> processes.add(List.of(rank)));
             }
             for (List<Integer> hosted : processes) {
                 int rank = hosted.getFirst();

@@ -210,8 +210,8 @@ final class PeerLink implements AutoCloseable {
         long progressAt = System.nanoTime();
         long noopAt = progressAt;
         long seen = free;
-        long park = 0;
-        for (int spins = 0; ; spins++) {
+        Backoff backoff = new Backoff();
+        while (true) {
             ctx.throwIfFailed();
             if (closed) {
                 throw aborted(ctx, null);
@@ -233,12 +233,7 @@ final class PeerLink implements AutoCloseable {
                 writeHeaderOnly(ctx, KIND_NOOP, 0, -1);
                 noopAt = now;
             }
-            if (spins < SPINS) {
-                Thread.onSpinWait();
-            } else {
-                park = Math.min(MAX_PARK_NANOS, park == 0 ? 10_000 : park * 2);
-                LockSupport.parkNanos(park);
-            }
+            backoff.pause();
         }
     }
 
@@ -289,13 +284,7 @@ final class PeerLink implements AutoCloseable {
                     checkHeader(ctx, sequence, into.byteSize(), KIND_DATA);
                     headerChecked = true;
                 }
-                if (n > 0) {
-                    deadline = System.nanoTime() + timeoutNanos;
-                } else if (n < 0) {
-                    throw peerFailed(ctx, "closed its connection", null);
-                } else {
-                    awaitReady(ctx, readSelector, deadline, "sent nothing", true);
-                }
+                deadline = afterRead(ctx, n, deadline);
             }
             if (!headerChecked) {
                 checkHeader(ctx, sequence, into.byteSize(), KIND_DATA);
@@ -319,20 +308,13 @@ final class PeerLink implements AutoCloseable {
                     continue;
                 }
                 long n = channel.read(readHeader);
-                if (n > 0) {
-                    deadline = System.nanoTime() + timeoutNanos;
-                } else if (n < 0) {
-                    throw peerFailed(ctx, "closed its connection", null);
-                } else {
-                    awaitReady(ctx, readSelector, deadline, "sent nothing", true);
-                }
+                deadline = afterRead(ctx, n, deadline);
             }
             checkHeader(ctx, sequence, length, KIND_SHM_DATA);
             readHeader.clear();
             long offset = 0;
             long progressAt = System.nanoTime();
-            long park = 0;
-            int spins = 0;
+            Backoff backoff = new Backoff();
             while (offset < length) {
                 long available = in.available();
                 if (available > 0) {
@@ -340,8 +322,7 @@ final class PeerLink implements AutoCloseable {
                     in.take(into, offset, n);
                     offset += n;
                     progressAt = System.nanoTime();
-                    park = 0;
-                    spins = 0;
+                    backoff.reset();
                     continue;
                 }
                 // only a payload larger than the ring arrives in pieces
@@ -353,13 +334,10 @@ final class PeerLink implements AutoCloseable {
                     throw peerFailed(ctx, "sent nothing for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
                             null);
                 }
-                if (spins++ < SPINS) {
-                    Thread.onSpinWait();
-                } else {
+                if (!backoff.spinning()) {
                     pollWhileWaiting(ctx);
-                    park = Math.min(MAX_PARK_NANOS, park == 0 ? 10_000 : park * 2);
-                    LockSupport.parkNanos(park);
                 }
+                backoff.pause();
             }
         } catch (IOException e) {
             throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection (" + e.getMessage() + ")", e);
@@ -367,6 +345,42 @@ final class PeerLink implements AutoCloseable {
             throw aborted(ctx, e);
         } catch (IllegalStateException e) { // the mapping was closed under this copy
             throw closed ? aborted(ctx, e) : e;
+        }
+    }
+
+    /** After a socket read of {@code n} bytes: the next deadline, or the wait for more (a closed peer fails). */
+    private long afterRead(OpContext ctx, long n, long deadline) throws IOException {
+        if (n > 0) {
+            return System.nanoTime() + timeoutNanos;
+        }
+        if (n < 0) {
+            throw peerFailed(ctx, "closed its connection", null);
+        }
+        awaitReady(ctx, readSelector, deadline, "sent nothing", true);
+        return deadline;
+    }
+
+    /** Pauses between polls of a ring: spins first, then parks from 10 us doubling to 1 ms (ranks share cores). */
+    private static final class Backoff {
+        private int spins;
+        private long park;
+
+        boolean spinning() {
+            return spins < SPINS;
+        }
+
+        void reset() {
+            spins = 0;
+            park = 0;
+        }
+
+        void pause() {
+            if (spins++ < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                park = Math.min(MAX_PARK_NANOS, park == 0 ? 10_000 : park * 2);
+                LockSupport.parkNanos(park);
+            }
         }
     }
 
