@@ -5,15 +5,41 @@ import java.util.List;
 /**
  * One rank's validation figures: where it runs, its figure alone (GB/s; null until measured), one entry per
  * pair it was in, as measured from its side, and the seconds its pair phase took (null until its last round).
+ * {@code barrierWaitsMicros}: how long this rank waited at each lock-step barrier (the alone phase's steps, then
+ * each pair round's), the same barriers on every rank; {@code lockstepSeconds}: the wall time those barriers span;
+ * {@code confirmations}: how each suspect was measured again (the same list on every rank; empty until the end).
  */
 public record RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
-                             Double pairsSeconds) {
+                             Double pairsSeconds, List<Double> barrierWaitsMicros, Double lockstepSeconds,
+                             List<Confirmation> confirmations) {
 
-    /** An exchange with {@code peer}: bandwidth of {@code bytes} each way, and the 8-byte round's latency. */
-    public record PairMeasurement(int peer, long bytes, double gbps, double latencyMicros) {
+    /**
+     * An exchange with {@code peer}: {@code gbps}, the bytes moved each way over the wall time of all timed
+     * exchanges (a stall within them counts); the median and the worst exchange's; the 8-byte round's latency.
+     */
+    public record PairMeasurement(int peer, long bytes, double gbps, double latencyMicros, double medianGBps,
+                                  double worstGBps) {
+
+        public PairMeasurement(int peer, long bytes, double gbps, double latencyMicros) {
+            this(peer, bytes, gbps, latencyMicros, gbps, gbps);
+        }
+    }
+
+    /**
+     * A suspect ({@link io.allsum.model.validate.Suspect#key()}) measured again with known-good partners:
+     * {@code confirmed} when the new figures still single it out; {@code how} says with whom and what they showed.
+     */
+    public record Confirmation(String key, boolean confirmed, String how) {
+    }
+
+    public RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
+                          Double pairsSeconds) {
+        this(host, device, soloGBps, pairs, pairsSeconds, List.of(), null, List.of());
     }
 
     public RankValidation {
         pairs = pairs == null ? List.of() : List.copyOf(pairs);
+        barrierWaitsMicros = barrierWaitsMicros == null ? List.of() : List.copyOf(barrierWaitsMicros);
+        confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
     }
 }

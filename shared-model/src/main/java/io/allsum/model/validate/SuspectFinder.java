@@ -41,12 +41,59 @@ public final class SuspectFinder {
      */
     public List<Suspect> find(List<RankPlace> places, Map<Integer, Double> solo, Map<Pair, Double> pairs,
                               Map<Integer, Integer> lastArrival, int sizes) {
+        return find(places, solo, pairs, lastArrival, sizes, List.of(), 0);
+    }
+
+    /**
+     * As {@link #find(List, Map, Map, Map, int)}, with the lock-step barriers' waits ({@link Stragglers}, one entry
+     * per rank or none) over {@code lockstepSeconds} of wall time.
+     */
+    public List<Suspect> find(List<RankPlace> places, Map<Integer, Double> solo, Map<Pair, Double> pairs,
+                              Map<Integer, Integer> lastArrival, int sizes, List<Stragglers.RankWaits> waits,
+                              double lockstepSeconds) {
         Map<String, Suspect> found = new LinkedHashMap<>();
         soloSuspects(places, solo, found);
         pairSuspects(places, pairs, found);
         pairMedianSuspects(places, pairs, found);
+        stragglerSuspects(places, waits, lockstepSeconds, found);
         lateSuspects(places, lastArrival, sizes, found);
         return List.copyOf(found.values());
+    }
+
+    /**
+     * The ranks the others waited for: a rank's waits caused exceed the other ranks' median by {@code minStallShare}
+     * of the lock-step time, and stand {@code minDeviations} above the others' spread (with 3 or more others).
+     */
+    public List<Integer> stragglers(List<Stragglers.RankWaits> waits, double lockstepSeconds) {
+        List<Integer> out = new ArrayList<>();
+        if (waits.size() < 2 || !(lockstepSeconds > 0)) {
+            return out;
+        }
+        for (Stragglers.RankWaits w : waits) {
+            List<Double> others = waits.stream().filter(o -> o.rank() != w.rank())
+                    .map(Stragglers.RankWaits::causedSeconds).toList();
+            RobustStats stats = RobustStats.of(others);
+            double excess = w.causedSeconds() - stats.median();
+            double spread = stats.mad() * RobustStats.NORMAL_SCALE;
+            if (excess >= thresholds.minStallShare() * lockstepSeconds
+                    && (others.size() < 3 || spread == 0 || excess / spread >= thresholds.minDeviations())) {
+                out.add(w.rank());
+            }
+        }
+        return out;
+    }
+
+    private void stragglerSuspects(List<RankPlace> places, List<Stragglers.RankWaits> waits, double lockstepSeconds,
+                                   Map<String, Suspect> found) {
+        double median = waits.isEmpty() ? 0 : RobustStats.of(waits.stream()
+                .map(Stragglers.RankWaits::causedSeconds).toList()).median();
+        for (int rank : stragglers(waits, lockstepSeconds)) {
+            Stragglers.RankWaits w = waits.get(rank);
+            add(found, suspect(places.get(rank), Suspect.Kind.STRAGGLER, -1, String.format(Locale.ROOT,
+                    "the others waited %.3g s for it, late at %d of %d barriers (%.0f%% of the %.3g s in lock-step; "
+                            + "the ranks' median %.3g s)", w.causedSeconds(), w.lateBarriers(), w.barriers(),
+                    100 * w.causedSeconds() / lockstepSeconds, lockstepSeconds, median)));
+        }
     }
 
     private void soloSuspects(List<RankPlace> places, Map<Integer, Double> solo, Map<String, Suspect> found) {
@@ -204,7 +251,7 @@ public final class SuspectFinder {
                 Suspect host = found.values().stream().filter(s -> s.kind() == Suspect.Kind.HOST
                         && s.host().equals(place.host())).findFirst().orElse(null);
                 add(found, host != null ? new Suspect(host.rank(), host.host(), host.device(), host.kind(), -1, reason)
-                        : suspect(place, Suspect.Kind.RANK, -1, reason));
+                        : suspect(place, Suspect.Kind.STRAGGLER, -1, reason));
             }
         });
     }
@@ -228,11 +275,33 @@ public final class SuspectFinder {
         return total;
     }
 
+    /**
+     * What singles out no member: the sweep's largest size below {@code --expect-busbw}, and every figure of this run
+     * that falls short of {@code baseline} by more than its margin; one {@code group} suspect with all of them.
+     */
+    public static List<Suspect> groupSuspects(Double expectBusBandwidthGBps, long largestBytes,
+                                              Double largestBusBandwidthGBps, Baseline baseline,
+                                              Map<String, Double> baselineFigures) {
+        Map<String, Suspect> found = new LinkedHashMap<>();
+        if (expectBusBandwidthGBps != null && largestBusBandwidthGBps != null
+                && largestBusBandwidthGBps < expectBusBandwidthGBps) {
+            add(found, new Suspect(-1, null, null, Suspect.Kind.GROUP, -1, String.format(Locale.ROOT,
+                    "bus bandwidth %.3g GB/s at %d B, below the expected %.3g GB/s",
+                    largestBusBandwidthGBps, largestBytes, expectBusBandwidthGBps)));
+        }
+        if (baseline != null) {
+            for (String shortfall : baseline.shortfalls(baselineFigures)) {
+                add(found, new Suspect(-1, null, null, Suspect.Kind.GROUP, -1, "against the baseline: " + shortfall));
+            }
+        }
+        return List.copyOf(found.values());
+    }
+
     private static final Comparator<Pair> PAIR_ORDER = Comparator.comparingInt(Pair::low).thenComparingInt(Pair::high);
 
     /** A later finding about the same member adds its evidence to the first. */
     private static void add(Map<String, Suspect> found, Suspect suspect) {
-        String key = suspect.kind() + "/" + suspect.rank() + "/" + suspect.peerRank();
+        String key = suspect.key();
         Suspect before = found.get(key);
         found.put(key, before == null ? suspect : new Suspect(before.rank(), before.host(), before.device(),
                 before.kind(), before.peerRank(), before.reason() + "; " + suspect.reason()));

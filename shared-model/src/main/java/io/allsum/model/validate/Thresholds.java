@@ -4,18 +4,26 @@ package io.allsum.model.validate;
  * When a figure makes a suspect: it lies at least {@code minDeviations} robust standard deviations below the group's
  * median AND falls short of the median by at least {@code minShortfall} (a fraction), so that neither a noisy group
  * nor a very uniform one (MAD near 0) flags healthy members. A rank or host is blamed for its slow pairs when at
- * least {@code pairShare} of its pairs are slow; {@code lateShare} of the sizes arriving last makes a rank late.
+ * least {@code pairShare} of its pairs are slow; {@code lateShare} of the sizes arriving last makes a rank late;
+ * the others waiting for a rank {@code minStallShare} of the lock-step time, beyond the ranks' median, makes it a
+ * straggler.
  */
-public record Thresholds(double minDeviations, double minShortfall, double pairShare, double lateShare) {
+public record Thresholds(double minDeviations, double minShortfall, double pairShare, double lateShare,
+                         double minStallShare) {
 
     /** 3.5 deviations is Iglewicz and Hoaglin's outlier bound for the modified z-score. */
-    public static final Thresholds DEFAULTS = new Thresholds(3.5, 0.25, 0.5, 0.5);
+    public static final Thresholds DEFAULTS = new Thresholds(3.5, 0.25, 0.5, 0.5, 0.1);
+
+    public Thresholds(double minDeviations, double minShortfall, double pairShare, double lateShare) {
+        this(minDeviations, minShortfall, pairShare, lateShare, DEFAULTS.minStallShare());
+    }
 
     public Thresholds {
         if (!(minDeviations >= 0) || !(minShortfall >= 0 && minShortfall < 1)
-                || !(pairShare > 0 && pairShare <= 1) || !(lateShare > 0 && lateShare <= 1)) {
+                || !(pairShare > 0 && pairShare <= 1) || !(lateShare > 0 && lateShare <= 1)
+                || !(minStallShare > 0 && minStallShare < 1)) {
             throw new IllegalArgumentException("thresholds out of range: deviations >= 0, 0 <= shortfall < 1, "
-                    + "0 < pair share <= 1, 0 < late share <= 1");
+                    + "0 < pair share <= 1, 0 < late share <= 1, 0 < stall share < 1");
         }
     }
 

@@ -164,8 +164,69 @@ class SuspectFinderTest {
                 Map.of(3, 9, 0, 1), 12);
         assertThat(suspects).singleElement().satisfies(s -> {
             assertThat(s.rank()).isEqualTo(3);
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.STRAGGLER);
             assertThat(s.reason()).contains("arrived last").contains("9 of 12");
         });
+    }
+
+    /** Waits at {@code barriers} lock-step barriers of 8 ranks: noise of up to 2 ms, and {@code stall} for rank 5. */
+    private static List<List<Double>> waits(Random noise, int barriers, java.util.function.IntPredicate stalls,
+                                            double stallMicros) {
+        List<List<Double>> waits = new java.util.ArrayList<>();
+        for (int r = 0; r < 8; r++) {
+            waits.add(new java.util.ArrayList<>());
+        }
+        for (int b = 0; b < barriers; b++) {
+            boolean stall = stalls.test(b);
+            for (int r = 0; r < 8; r++) {
+                double own = 2000 * noise.nextDouble();
+                waits.get(r).add(stall && r != 5 ? own + stallMicros : stall ? 0.0 : own);
+            }
+        }
+        return waits;
+    }
+
+    @Test
+    void aRankTheOthersWaitForAtManyBarriersIsAStraggler() {
+        Random noise = new Random(23);
+        // 200 barriers over 1 s; rank 5 stops 50 ms at every 50th: 4 stops, 0.2 s of 1 s
+        var waits = Stragglers.of(waits(noise, 200, b -> b % 50 == 7, 50_000));
+        assertThat(waits.get(5).lateBarriers()).isGreaterThanOrEqualTo(4);
+        List<Suspect> suspects = FINDER.find(PLACES, solo(noise, -1), pairs(noise, (a, b) -> 1.0), Map.of(), 0,
+                waits, 1.0);
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.STRAGGLER);
+            assertThat(s.rank()).isEqualTo(5);
+            assertThat(s.reason()).contains("the others waited 0.2").contains("of 200 barriers");
+        });
+    }
+
+    @Test
+    void waitsSpreadOverEveryRankNameNoStraggler() {
+        Random noise = new Random(29);
+        for (int run = 0; run < 100; run++) {
+            List<List<Double>> raw = waits(noise, 200, b -> false, 0);
+            // a busy moment of the shared host: some rank late by 20 ms at a few barriers
+            for (int i = 0; i < 4; i++) {
+                raw.get(noise.nextInt(8)).set(noise.nextInt(200), 0.0);
+                int b = noise.nextInt(200);
+                for (int r = 0; r < 8; r++) {
+                    raw.get(r).set(b, raw.get(r).get(b) + 20_000);
+                }
+                raw.get(noise.nextInt(8)).set(b, 0.0);
+            }
+            assertThat(FINDER.stragglers(Stragglers.of(raw), 1.0)).as("run %d", run).isEmpty();
+        }
+    }
+
+    @Test
+    void twoRanksNameTheOneTheOtherWaitedFor() {
+        List<List<Double>> raw = List.of(List.of(0.0, 80_000.0, 0.0, 80_000.0), List.of(80_000.0, 0.0, 80_000.0, 0.0));
+        assertThat(FINDER.stragglers(Stragglers.of(raw), 1.0)).isEmpty();
+        raw = List.of(List.of(0.0, 0.0, 0.0, 0.0), List.of(80_000.0, 80_000.0, 80_000.0, 10.0));
+        var waits = Stragglers.of(raw);
+        assertThat(waits.getFirst().causedSeconds()).isCloseTo(0.24001, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(FINDER.stragglers(waits, 1.0)).containsExactly(0);
     }
 
     @Test
