@@ -120,6 +120,12 @@ final class ValidationReport {
             }
         }
         out.println(any ? arrivals : arrivals.append(" none"));
+        if (v.waits() != null && !v.waits().isEmpty() && v.lockstepSeconds() != null) {
+            out.printf(Locale.ROOT, "# lock-step barriers (%d over %.2f s): seconds the others waited for each rank:",
+                    v.waits().getFirst().barriers(), v.lockstepSeconds());
+            v.waits().forEach(w -> out.printf(Locale.ROOT, " %d:%.3f", w.rank(), w.causedSeconds()));
+            out.println();
+        }
         SizeResult largest = job.results().getLast();
         if (largest.rankTimesMicros() != null) {
             out.println("# own times at " + largest.bytes() + " B (us): " + largest.rankTimesMicros().stream()
@@ -149,6 +155,15 @@ final class ValidationReport {
                 out.printf(Locale.ROOT, "  %-5s %5s  %-20s %-8s %s%n", s.kind(), s.rank() < 0 ? "-" : s.rank()
                         + (s.peerRank() >= 0 ? "-" + s.peerRank() : ""), s.host() == null ? "-" : s.host(),
                         s.device() == null ? "-" : s.device(), s.reason());
+                if (s.confirmation() != null) {
+                    out.printf(Locale.ROOT, "  %-5s %5s  %s%n", "", "", s.confirmation());
+                }
+            }
+        }
+        if (v.unconfirmed() != null && !v.unconfirmed().isEmpty()) {
+            out.println("# found, then fine when measured again (not named):");
+            for (Suspect s : v.unconfirmed()) {
+                out.printf(Locale.ROOT, "  %-5s %5s  %s; %s%n", s.kind(), s.rank(), s.reason(), s.confirmation());
             }
         }
         out.println(summary(v));
@@ -168,6 +183,8 @@ final class ValidationReport {
             case HOST -> "host " + s.host();
             case LINK -> "link " + s.rank() + "-" + s.peerRank() + " (" + s.host() + ")";
             case RANK -> "rank " + s.rank() + " (" + s.host() + ", device " + s.device() + ")";
+            case STRAGGLER -> "straggler rank " + s.rank() + " (" + s.host() + ", device " + s.device() + ")";
+            case UNRESPONSIVE -> "unresponsive rank " + s.rank() + " (" + s.host() + ")";
             case GROUP -> "the group (" + s.reason() + ")";
         };
     }

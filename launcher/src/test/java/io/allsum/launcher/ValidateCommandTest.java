@@ -112,7 +112,7 @@ class ValidateCommandTest {
             }
         }
         return new ValidationResult(ranks, List.of(), pairs, 1.0, List.of(), List.of(suspects),
-                ValidationResult.SUSPECTS, ValidationResult.DONE);
+                ValidationResult.SUSPECTS, ValidationResult.DONE, List.of(), null, List.of(), java.util.Map.of());
     }
 
     private static String host(int rank) {

@@ -26,7 +26,8 @@ class ValidationReportTest {
         }
         List<SoloFigure> solo = List.of(new SoloFigure(0, 10), new SoloFigure(1, 10), new SoloFigure(2, 10),
                 new SoloFigure(3, 10));
-        ValidationResult v = new ValidationResult(ranks, solo, pairs, 0.5, null, null, null, ValidationResult.TOGETHER);
+        ValidationResult v = new ValidationResult(ranks, solo, pairs, 0.5, null, null, null, ValidationResult.TOGETHER,
+                List.of(), null, null, java.util.Map.of());
         Job job = FakeClient.job(JobState.RUNNING);
         job = new Job(job.jobId(), job.group(), job.seq(), job.generation(), job.spec(), job.state(),
                 job.submittedAt(), job.dispatchedAt(), job.finishedAt(), job.dispatchLatencyMicros(),

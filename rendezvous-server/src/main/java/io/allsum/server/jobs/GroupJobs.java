@@ -289,6 +289,11 @@ final class GroupJobs {
 
     /** Fails the jobs running in a generation that failed; queued jobs wait for the next generation. */
     void generationFailed(long generation, String reason) {
+        generationFailed(generation, reason, List.of());
+    }
+
+    /** As {@link #generationFailed(long, String)}; {@code silentRanks}: those that timed out, if that was why. */
+    void generationFailed(long generation, String reason, List<Integer> silentRanks) {
         // mutate, not locked: parked long-polls of the failed generation must wake and send their workers re-joining.
         mutate(() -> {
             if (generation >= newestFailedGeneration) {
@@ -297,6 +302,7 @@ final class GroupJobs {
             newestFailedGeneration = Math.max(newestFailedGeneration, generation);
             for (JobRecord job : bySeq.values()) {
                 if (job.state == JobState.RUNNING && job.generation == generation) {
+                    job.unresponsiveRanks = List.copyOf(silentRanks);
                     finish(job, JobState.FAILED, "generation " + generation + " failed: " + reason
                             + "; ranks " + job.missingReports() + " had not reported");
                 }

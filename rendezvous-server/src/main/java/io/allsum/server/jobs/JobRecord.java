@@ -46,6 +46,8 @@ final class JobRecord {
     /** A validation job's newest figures per rank, from partial and final reports. */
     final SortedMap<Integer, RankValidation> validations = new TreeMap<>();
     String failureReason;
+    /** The ranks whose silence past the heartbeat timeout failed the job's generation. */
+    List<Integer> unresponsiveRanks = List.of();
     /** While running: the rows every rank has measured (a prefix of the sweep); once ended, the final rows. */
     List<SizeResult> results = List.of();
     Instant finishedAt;

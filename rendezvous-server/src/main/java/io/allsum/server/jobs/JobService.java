@@ -324,7 +324,8 @@ public class JobService implements DisposableBean {
 
     @EventListener
     public void onGenerationFailed(GroupDirectory.GenerationFailed event) {
-        existing(event.group()).ifPresent(jobs -> jobs.generationFailed(event.generation(), event.reason()));
+        existing(event.group()).ifPresent(jobs -> jobs.generationFailed(event.generation(), event.reason(),
+                event.silentRanks()));
     }
 
     @EventListener

@@ -9,10 +9,15 @@ import io.allsum.model.jobs.ValidationResult.PairFigure;
 import io.allsum.model.jobs.ValidationResult.SoloFigure;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.problem.Violation;
+import io.allsum.model.jobs.RankValidation.Confirmation;
+import io.allsum.model.validate.Baseline;
+import io.allsum.model.validate.LastArrivals;
 import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.RobustStats;
+import io.allsum.model.validate.Stragglers;
+import io.allsum.model.validate.Stragglers.RankWaits;
 import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
 
@@ -20,7 +25,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
@@ -57,12 +61,35 @@ final class ValidationAggregator {
                 return new Violation("validation.pairs[" + i + "].peer", rank + "must be another rank of the "
                         + worldSize + ", got " + (p == null ? "null" : p.peer()));
             }
-            if (!(Double.isFinite(p.gbps()) && p.gbps() >= 0 && Double.isFinite(p.latencyMicros())
-                    && p.latencyMicros() >= 0)) {
+            if (!(finite(p.gbps()) && finite(p.latencyMicros()) && finite(p.medianGBps()) && finite(p.worstGBps()))) {
                 return new Violation("validation.pairs[" + i + "]", rank + "needs finite figures >= 0");
             }
         }
+        if (v.barrierWaitsMicros().size() > MAX_BARRIERS) {
+            return new Violation("validation.barrierWaitsMicros", rank + "at most " + MAX_BARRIERS + " barriers, got "
+                    + v.barrierWaitsMicros().size());
+        }
+        if (!v.barrierWaitsMicros().stream().allMatch(w -> w != null && finite(w))) {
+            return new Violation("validation.barrierWaitsMicros", rank + "needs finite waits >= 0");
+        }
+        if (v.lockstepSeconds() != null && !finite(v.lockstepSeconds())) {
+            return new Violation("validation.lockstepSeconds", rank + "must be a finite figure >= 0, got "
+                    + v.lockstepSeconds());
+        }
+        if (v.confirmations().size() > MAX_CONFIRMATIONS || !v.confirmations().stream().allMatch(c -> c != null
+                && c.key() != null && c.key().length() <= 64 && c.how() != null && c.how().length() <= 4096)) {
+            return new Violation("validation.confirmations", rank + "at most " + MAX_CONFIRMATIONS
+                    + " entries, each with a key of at most 64 characters and a how of at most 4096");
+        }
         return null;
+    }
+
+    /** Bounds on one rank's report: the lock-step steps, pair rounds and retests fit well within them. */
+    static final int MAX_BARRIERS = 100_000;
+    static final int MAX_CONFIRMATIONS = 1000;
+
+    private static boolean finite(double value) {
+        return Double.isFinite(value) && value >= 0;
     }
 
     /** Keeps a rank's newest figures (a later report replaces the earlier). */
@@ -97,62 +124,120 @@ final class ValidationAggregator {
         String phase = job.state == JobState.SUCCEEDED ? ValidationResult.DONE
                 : solo.size() < n || n == 0 ? ValidationResult.ALONE
                 : pairs.size() < n * (n - 1) / 2 ? ValidationResult.PAIRS : ValidationResult.TOGETHER;
+        List<RankWaits> waits = waits(job, n);
+        Double lockstep = lockstepSeconds(job, n);
+        Map<String, Double> figures = Baseline.figuresOf(placesByRank(ranks, n), soloMap(solo),
+                PairFigures.bandwidths(pairs), busbwBySize(job.results));
         List<Suspect> suspects = null;
+        List<Suspect> unconfirmed = null;
         String verdict = null;
         if (job.state == JobState.SUCCEEDED && ranks.size() == n) {
-            suspects = suspects(spec, ranks, solo, pairs, late, job.results);
-            verdict = suspects.isEmpty() ? ValidationResult.HEALTHY : ValidationResult.SUSPECTS;
-        } else if (job.state.isFinal()) {
-            suspects = List.of();
-            verdict = ValidationResult.FAILED;
-        }
-        return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), pairsSeconds, late, suspects, verdict,
-                phase);
-    }
-
-    private static List<Suspect> suspects(ValidationSpec spec, List<RankPlace> ranks, List<SoloFigure> solo,
-                                          SortedMap<Pair, PairFigure> pairs, List<Integer> late, List<SizeResult> rows) {
-        SuspectFinder finder = new SuspectFinder(spec.thresholds());
-        Map<Integer, Double> soloByRank = new HashMap<>();
-        solo.forEach(s -> soloByRank.put(s.rank(), s.gbps()));
-        Map<Pair, Double> pairGbps = PairFigures.bandwidths(pairs);
-        Map<Integer, Integer> lastArrival = new HashMap<>();
-        for (int rank = 0; rank < late.size(); rank++) {
-            lastArrival.put(rank, late.get(rank));
-        }
-        List<Suspect> found = new ArrayList<>(finder.find(ranks, soloByRank, pairGbps, lastArrival, rows.size()));
-        Double expected = spec.expectBusBandwidthGBps();
-        if (expected != null && !rows.isEmpty() && rows.getLast().busBandwidthGBps() < expected) {
-            SizeResult largest = rows.getLast();
-            found.add(new Suspect(-1, null, null, Suspect.Kind.GROUP, -1, String.format(Locale.ROOT,
-                    "bus bandwidth %.3g GB/s at %d B, below the expected %.3g GB/s",
-                    largest.busBandwidthGBps(), largest.bytes(), expected)));
-        }
-        return List.copyOf(found);
-    }
-
-    /**
-     * Per rank, at how many sizes it was the one the others waited for: its own time the smallest, and at least
-     * {@code minShortfall} below the median time of that size (a closer call is noise).
-     */
-    static List<Integer> lastArrivals(List<SizeResult> rows, int worldSize, double minShortfall) {
-        List<Integer> counts = new ArrayList<>(Collections.nCopies(worldSize, 0));
-        for (SizeResult row : rows) {
-            List<Double> times = row.rankTimesMicros();
-            if (times == null || times.size() != worldSize || worldSize < 3) {
-                continue;
-            }
-            int fastest = 0;
-            for (int r = 1; r < worldSize; r++) {
-                if (times.get(r) < times.get(fastest)) {
-                    fastest = r;
+            List<Suspect> found = new ArrayList<>();
+            unconfirmed = new ArrayList<>();
+            Map<String, Confirmation> confirmations = confirmations(job);
+            for (Suspect s : finder(spec).find(ranks, soloMap(solo), PairFigures.bandwidths(pairs),
+                    lateMap(late), job.results.size(), waits, lockstep == null ? 0 : lockstep)) {
+                Confirmation c = confirmations.get(s.key());
+                if (c == null) {
+                    found.add(s.withConfirmation(s.kind() == Suspect.Kind.HOST
+                            ? "not re-measured: every rank of the host is slow with the other hosts"
+                            : "not re-measured: the ranks found no such suspect"));
+                } else if (c.confirmed()) {
+                    found.add(s.withConfirmation(c.how()));
+                } else {
+                    unconfirmed.add(s.withConfirmation(c.how()));
                 }
             }
-            RobustStats stats = RobustStats.of(times);
-            if (stats.shortfall(times.get(fastest)) >= minShortfall) {
-                counts.set(fastest, counts.get(fastest) + 1);
-            }
+            SizeResult largest = job.results.isEmpty() ? null : job.results.getLast();
+            SuspectFinder.groupSuspects(spec.expectBusBandwidthGBps(), largest == null ? 0 : largest.bytes(),
+                    largest == null ? null : largest.busBandwidthGBps(), spec.baseline(), figures)
+                    .forEach(s -> found.add(s.withConfirmation("a group-wide figure, measured by every rank")));
+            suspects = List.copyOf(found);
+            verdict = suspects.isEmpty() ? ValidationResult.HEALTHY : ValidationResult.SUSPECTS;
+        } else if (job.state.isFinal()) {
+            suspects = unresponsive(job, ranks);
+            unconfirmed = List.of();
+            verdict = suspects.isEmpty() ? ValidationResult.FAILED : ValidationResult.SUSPECTS;
         }
-        return counts;
+        return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), pairsSeconds, late, suspects, verdict,
+                phase, waits, lockstep, unconfirmed == null ? null : List.copyOf(unconfirmed), figures);
+    }
+
+    /** The ranks the server heard nothing from past its heartbeat timeout while the validation ran. */
+    private static List<Suspect> unresponsive(JobRecord job, List<RankPlace> ranks) {
+        List<Suspect> out = new ArrayList<>();
+        for (int rank : job.unresponsiveRanks) {
+            RankPlace place = ranks.stream().filter(p -> p.rank() == rank).findFirst().orElse(null);
+            out.add(new Suspect(rank, place == null ? null : place.host(), place == null ? null : place.device(),
+                    Suspect.Kind.UNRESPONSIVE, -1, "sent no heartbeat within the server's timeout while the validation "
+                    + "ran: " + job.failureReason, "the server's heartbeat timeout"));
+        }
+        return List.copyOf(out);
+    }
+
+    private static SuspectFinder finder(ValidationSpec spec) {
+        return new SuspectFinder(spec.thresholds());
+    }
+
+    /** Every rank's lock-step waits once all ranks reported them (the same barriers on every rank), else empty. */
+    private static List<RankWaits> waits(JobRecord job, int n) {
+        List<List<Double>> all = new ArrayList<>();
+        for (int rank = 0; rank < n; rank++) {
+            RankValidation v = job.validations.get(rank);
+            if (v == null || v.barrierWaitsMicros().isEmpty()) {
+                return List.of();
+            }
+            all.add(v.barrierWaitsMicros());
+        }
+        return Stragglers.of(all);
+    }
+
+    /** The median of the ranks' lock-step wall times, as the ranks themselves take it; null until all reported. */
+    private static Double lockstepSeconds(JobRecord job, int n) {
+        List<Double> times = job.validations.values().stream().map(RankValidation::lockstepSeconds)
+                .filter(Objects::nonNull).toList();
+        return times.size() == n && n > 0 ? RobustStats.of(times).median() : null;
+    }
+
+    /** The ranks' confirmations (every rank holds the same), from the lowest rank that sent any. */
+    private static Map<String, Confirmation> confirmations(JobRecord job) {
+        Map<String, Confirmation> out = new HashMap<>();
+        job.validations.values().stream().filter(v -> !v.confirmations().isEmpty()).findFirst()
+                .ifPresent(v -> v.confirmations().forEach(c -> out.put(c.key(), c)));
+        return out;
+    }
+
+    private static List<RankPlace> placesByRank(List<RankPlace> ranks, int n) {
+        List<RankPlace> out = new ArrayList<>();
+        for (int rank = 0; rank < n; rank++) {
+            int r = rank;
+            out.add(ranks.stream().filter(p -> p.rank() == r).findFirst().orElse(new RankPlace(r, null, null)));
+        }
+        return out;
+    }
+
+    private static Map<Integer, Double> soloMap(List<SoloFigure> solo) {
+        Map<Integer, Double> out = new HashMap<>();
+        solo.forEach(s -> out.put(s.rank(), s.gbps()));
+        return out;
+    }
+
+    private static Map<Integer, Integer> lateMap(List<Integer> late) {
+        Map<Integer, Integer> out = new HashMap<>();
+        for (int rank = 0; rank < late.size(); rank++) {
+            out.put(rank, late.get(rank));
+        }
+        return out;
+    }
+
+    private static Map<Long, Double> busbwBySize(List<SizeResult> rows) {
+        Map<Long, Double> out = new TreeMap<>();
+        rows.forEach(r -> out.put(r.bytes(), r.busBandwidthGBps()));
+        return out;
+    }
+
+    /** Per rank, at how many sizes it was the one the others waited for ({@link LastArrivals}). */
+    static List<Integer> lastArrivals(List<SizeResult> rows, int worldSize, double minShortfall) {
+        return LastArrivals.count(rows.stream().map(SizeResult::rankTimesMicros).toList(), worldSize, minShortfall);
     }
 }

@@ -42,7 +42,10 @@ final class GroupDecisions {
     }
 
     /** Fail the current generation: parked joins get 409 generation-failed. */
-    record FailGeneration(FailureCause cause, String what) implements Action {
+    record FailGeneration(FailureCause cause, String what, List<Integer> silentRanks) implements Action {
+        FailGeneration(FailureCause cause, String what) {
+            this(cause, what, List.of());
+        }
     }
 
     /** Open generation {@code number}, empty. */
@@ -154,7 +157,7 @@ final class GroupDecisions {
                 }
                 return new FailGeneration(FailureCause.HEARTBEAT_TIMEOUT, holder.describe() + " sent no heartbeat for "
                         + seconds(holder.silentNanos(now)) + " and instance " + command.instanceId()
-                        + " joined for its rank");
+                        + " joined for its rank", List.of(rank));
             }
             case JOINING -> {
                 if (command.lastGeneration() >= group.generation()) {
@@ -271,7 +274,8 @@ final class GroupDecisions {
                     .filter(slot -> slot.silentNanos(now) > heartbeatTimeoutNanos).toList();
             if (!silent.isEmpty()) {
                 actions.add(new FailGeneration(FailureCause.HEARTBEAT_TIMEOUT, describeSilent(silent, now)
-                        + " (heartbeat timeout " + seconds(heartbeatTimeoutNanos) + ")"));
+                        + " (heartbeat timeout " + seconds(heartbeatTimeoutNanos) + ")",
+                        silent.stream().map(Slot::rank).toList()));
             }
         }
         return actions;

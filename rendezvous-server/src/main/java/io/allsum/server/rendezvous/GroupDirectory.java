@@ -3,6 +3,7 @@ package io.allsum.server.rendezvous;
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GenerationState;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -25,8 +26,18 @@ public interface GroupDirectory {
     record GenerationCompleted(String group, long generation, int worldSize, Backend backend) {
     }
 
-    /** {@code generation} failed (heartbeat timeout, reported failure, join deadline, a member left). */
-    record GenerationFailed(String group, long generation, String reason) {
+    /**
+     * {@code generation} failed (heartbeat timeout, reported failure, join deadline, a member left);
+     * {@code silentRanks}: the ranks whose heartbeat timed out, when that was the cause.
+     */
+    record GenerationFailed(String group, long generation, String reason, List<Integer> silentRanks) {
+        public GenerationFailed {
+            silentRanks = silentRanks == null ? List.of() : List.copyOf(silentRanks);
+        }
+
+        public GenerationFailed(String group, long generation, String reason) {
+            this(group, generation, reason, List.of());
+        }
     }
 
     /** The group was closed or evicted; everything attached to it ends. */

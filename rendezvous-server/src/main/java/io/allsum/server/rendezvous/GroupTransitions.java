@@ -220,7 +220,7 @@ class GroupTransitions {
                 reason + "; join again to enter generation " + next);
         effects.answerAll(waiting, future -> future.completeExceptionally(failed));
         meters.generationFailed(failure.cause());
-        group.queueEvent(new GenerationFailed(group.name(), group.generation(), reason));
+        group.queueEvent(new GenerationFailed(group.name(), group.generation(), reason, failure.silentRanks()));
         log.warn(reason);
     }
 

@@ -1,9 +1,11 @@
 package io.allsum.model.jobs;
 
 import io.allsum.model.validate.RankPlace;
+import io.allsum.model.validate.Stragglers.RankWaits;
 import io.allsum.model.validate.Suspect;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A validation job's figures across ranks, as far as measured, and once every rank reported the verdict:
@@ -11,11 +13,15 @@ import java.util.List;
  * two sides; {@code pairsSeconds}: how long the pair phase took, the slowest rank's own clock (null until every rank
  * measured it); {@code lastArrivals}: per rank, in how many sweep sizes it arrived last; {@code phase}: the phase
  * being measured ({@code alone}, {@code pairs}, {@code together}) or {@code done}; for a job that failed, the phase
- * it failed in. {@code suspects} and {@code verdict} are null until the job ended.
+ * it failed in. {@code waits}: per rank, what the others waited for it at the lock-step barriers over
+ * {@code lockstepSeconds}; {@code figures}: this run's figures by name, as a {@link io.allsum.model.validate.Baseline}
+ * holds them. {@code suspects} (each with how it was confirmed), {@code unconfirmed} (found, then fine when measured
+ * again) and {@code verdict} are null until the job ended.
  */
 public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, List<PairFigure> pairs,
                                Double pairsSeconds, List<Integer> lastArrivals, List<Suspect> suspects,
-                               String verdict, String phase) {
+                               String verdict, String phase, List<RankWaits> waits, Double lockstepSeconds,
+                               List<Suspect> unconfirmed, Map<String, Double> figures) {
 
     public static final String ALONE = "alone";
     public static final String PAIRS = "pairs";
@@ -29,6 +35,12 @@ public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, Lis
     public record SoloFigure(int rank, double gbps) {
     }
 
-    public record PairFigure(int low, int high, double gbps, double latencyMicros) {
+    /** {@code gbps}: bytes over the wall time of all exchanges; the median and the worst exchange beside it. */
+    public record PairFigure(int low, int high, double gbps, double latencyMicros, double medianGBps,
+                             double worstGBps) {
+
+        public PairFigure(int low, int high, double gbps, double latencyMicros) {
+            this(low, high, gbps, latencyMicros, gbps, gbps);
+        }
     }
 }

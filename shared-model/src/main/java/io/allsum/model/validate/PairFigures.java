@@ -28,7 +28,8 @@ public final class PairFigures {
         SortedMap<Pair, PairFigure> pairs = new TreeMap<>(Comparator.comparingInt(Pair::low)
                 .thenComparingInt(Pair::high));
         byRank.forEach((rank, measured) -> measured.forEach(p -> pairs.merge(Pair.of(rank, p.peer()),
-                new PairFigure(Math.min(rank, p.peer()), Math.max(rank, p.peer()), p.gbps(), p.latencyMicros()),
+                new PairFigure(Math.min(rank, p.peer()), Math.max(rank, p.peer()), p.gbps(), p.latencyMicros(),
+                        p.medianGBps(), p.worstGBps()),
                 PairFigures::slower)));
         return pairs;
     }
@@ -58,9 +59,10 @@ public final class PairFigures {
         return gbps;
     }
 
-    /** The two sides of one pair as one figure: the lower bandwidth, the higher latency. */
+    /** The two sides of one pair as one figure: the lower bandwidths, the higher latency. */
     static PairFigure slower(PairFigure a, PairFigure b) {
         return new PairFigure(a.low(), a.high(), Math.min(a.gbps(), b.gbps()),
-                Math.max(a.latencyMicros(), b.latencyMicros()));
+                Math.max(a.latencyMicros(), b.latencyMicros()), Math.min(a.medianGBps(), b.medianGBps()),
+                Math.min(a.worstGBps(), b.worstGBps()));
     }
 }

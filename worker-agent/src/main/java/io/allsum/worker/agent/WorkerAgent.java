@@ -16,6 +16,7 @@ import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.model.rendezvous.Member;
+import io.allsum.model.validate.RankPlace;
 import io.allsum.model.rendezvous.RankView;
 import io.allsum.worker.comm.CommException;
 import io.allsum.worker.comm.HotPathWarmup;
@@ -34,7 +35,10 @@ import org.springframework.context.SmartLifecycle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -431,18 +435,33 @@ public class WorkerAgent implements SmartLifecycle {
 
     /** A validation: progress reports after each phase, then the final one with the sweep and the figures. */
     private void runValidation(ActiveGeneration generation, JobAssignment job) {
-        Member self = generation.view().members() == null ? null : generation.view().members().stream()
-                .filter(m -> m.rank() == props.rank()).findFirst().orElse(null);
-        // The ring's endpoint host is the address peers dial, which tells hosts apart even where names do not.
-        String host = self != null && self.endpoint() != null && self.endpoint().lastIndexOf(':') > 0
-                ? self.endpoint().substring(0, self.endpoint().lastIndexOf(':')) : hostName;
-        String device = self != null && self.device() != null ? self.device()
-                : props.device() != null ? props.device() : factory.backend() == Backend.RING ? "cpu" : "gpu";
+        int worldSize = generation.communicator().size();
+        Map<Integer, Member> members = new HashMap<>();
+        if (generation.view().members() != null) {
+            generation.view().members().forEach(m -> members.put(m.rank(), m));
+        }
+        List<RankPlace> places = IntStream.range(0, worldSize).mapToObj(rank -> place(rank, members.get(rank)))
+                .toList();
         ValidationRunner.Outcome outcome = new ValidationRunner(runner).run(generation.communicator(), job.spec(),
-                host, device, soFar -> report(job, new RankReport(props.rank(), instanceId, generation.number(), true,
+                places, soFar -> report(job, new RankReport(props.rank(), instanceId, generation.number(), true,
                         null, List.of(), true, soFar)), () -> stopping || generation.isBroken());
         report(job, new RankReport(props.rank(), instanceId, generation.number(), true, null, outcome.results(),
                 null, outcome.validation()));
+    }
+
+    /**
+     * Where {@code rank} runs, as validation names it: the ring endpoint's host (the address peers dial, which tells
+     * hosts apart even where names do not), else the member's host name; its device, else cpu or gpu.
+     */
+    private RankPlace place(int rank, Member member) {
+        boolean self = rank == props.rank();
+        String endpoint = member != null ? member.endpoint() : null;
+        String host = endpoint != null && endpoint.lastIndexOf(':') > 0
+                ? endpoint.substring(0, endpoint.lastIndexOf(':'))
+                : member != null && member.host() != null ? member.host() : self ? hostName : "rank-" + rank;
+        String device = member != null && member.device() != null ? member.device()
+                : self && props.device() != null ? props.device() : factory.backend() == Backend.RING ? "cpu" : "gpu";
+        return new RankPlace(rank, host, device);
     }
 
     /** A failed rank's report, with the sizes it measured before failing (the job's rows keep them). */

@@ -8,9 +8,15 @@ import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.RankValidation.PairMeasurement;
 import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.jobs.RankValidation.Confirmation;
+import io.allsum.model.validate.LastArrivals;
 import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule;
 import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.RankPlace;
+import io.allsum.model.validate.RobustStats;
+import io.allsum.model.validate.Stragglers;
+import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
 import io.allsum.worker.comm.CommBuffer;
 import io.allsum.worker.comm.Communicator;
@@ -23,43 +29,52 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.stream.IntStream;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
  * Runs a validation job on this rank, phase by phase, every rank in the same order: (1) alone, a figure that
- * involves no peer: the ring's host reduction ({@link HostReduction}, one thread) or, for NCCL, an all-reduce on a
- * one-rank communicator split off the group (a device-local copy through NCCL's own kernels); (2) every pair, as
- * the rounds of a {@link PairSchedule} with a barrier after each, so that a round's pairs run at once and no pair
- * shares a rank with another; then each pair that is an outlier among all ranks' figures once more, the faster
- * figure counting (a passing slowdown of a shared host is no slow link); (3) the job's own all-reduce sweep through
- * the configured {@link JobRunner}, whose per-rank times the server turns into arrival counts. After each phase
- * (and each pair round) the figures so far go to {@code progress}, for the server to show while the job runs; the
- * last round's wait for the retest.
+ * involves no peer (the ring's host reduction, one thread; for NCCL an all-reduce on a one-rank communicator split
+ * off the group), in lock-step steps whose barrier waits show who the others wait for; (2) every pair, as the rounds
+ * of a {@link PairSchedule} with a timed barrier after each, then each outlier pair once more, the faster figure
+ * counting; (3) the job's own all-reduce sweep; (4) every rank computes the same preliminary suspects from everyone's
+ * figures and measures each once more with known-good partners, so that only what is slow again gets named. After
+ * each phase (and pair round) the figures so far go to {@code progress}; the last round's wait for the retest.
  */
 public final class ValidationRunner {
 
     /**
-     * Timed repetitions alone: at least this many and for {@link #SOLO_NANOS}, then on until this JVM's JIT compiler
-     * has been quiet for {@link #JIT_QUIET_NANOS} (at most {@link #SOLO_MAX_NANOS}); the fastest counts. A rank
-     * whose compiler is still busy with its start-up would otherwise time interpreted code and look slow, and a
-     * moment without the core (ranks sharing a host's cores) does not count.
+     * Lock-step steps alone: at least this many and for {@link #SOLO_NANOS}, then on until every rank's JIT compiler
+     * has been quiet for {@link #JIT_QUIET_NANOS} (at most {@link #SOLO_MAX_NANOS} or {@link #MAX_STEPS}); the
+     * fastest counts, so a moment without the core does not, while the barrier waits keep every stall.
      */
     static final int SOLO_REPEATS = 5;
     static final long SOLO_NANOS = 1_000_000_000;
     static final long JIT_QUIET_NANOS = 300_000_000;
     static final long SOLO_MAX_NANOS = 10_000_000_000L;
+    static final int MAX_STEPS = 2000;
     /** Short untimed reductions first, so that the timed ones run compiled code on every rank alike. */
     private static final int WARMUP_CALLS = 200;
     private static final long WARMUP_ELEMENTS = 16 << 10;
     /** Exchanges of 8 bytes timed per pair for its latency. */
     static final int LATENCY_ITERATIONS = 20;
     private static final long LATENCY_BYTES = 8;
+    /**
+     * A confirmation exchanges for about this long at the group's median pair rate: longer than a stall's period
+     * (a 100 ms CPU quota period, a 250 ms stop-and-go), so that a stalling rank stalls within it.
+     */
+    static final double CONFIRM_SECONDS = 0.3;
+    private static final int MAX_CONFIRM_ITERATIONS = 2000;
 
     /** What this rank measured: the sweep's rows and its validation figures. */
     public record Outcome(List<RankSizeResult> results, RankValidation validation) {
@@ -71,13 +86,20 @@ public final class ValidationRunner {
         this.sweep = Objects.requireNonNull(sweep, "sweep");
     }
 
+    /** As {@link #run(Communicator, JobSpec, List, Consumer, BooleanSupplier)}, every rank placed on {@code host}. */
+    public Outcome run(Communicator comm, JobSpec spec, String host, String device,
+                       Consumer<RankValidation> progress, BooleanSupplier cancelled) {
+        List<RankPlace> places = IntStream.range(0, comm.size())
+                .mapToObj(r -> new RankPlace(r, host, device)).toList();
+        return run(comm, spec, places, progress, cancelled);
+    }
+
     /**
-     * @param host     where this rank runs (the address its peers reach it at)
-     * @param device   its device (a GPU index, or "cpu")
+     * @param places   every rank's host (the address its peers reach it at) and device, by rank
      * @param progress hears the figures measured so far, after each phase and pair round
      * @throws CancellationException between steps when {@code cancelled} says so
      */
-    public Outcome run(Communicator comm, JobSpec spec, String host, String device,
+    public Outcome run(Communicator comm, JobSpec spec, List<RankPlace> places,
                        Consumer<RankValidation> progress, BooleanSupplier cancelled) {
         JobSpec job = Objects.requireNonNull(spec, "spec").withDefaults();
         if (!job.validates()) {
@@ -87,46 +109,290 @@ public final class ValidationRunner {
             throw new IllegalArgumentException("validation: needs at least 2 ranks (every pair is measured), the "
                     + "group has " + comm.size());
         }
-        ValidationSpec v = job.validation();
-        checkCancelled(comm, cancelled, "alone");
-        double solo = comm.backend() == Backend.NCCL ? soloOnDevice(comm, v.soloBytes()) : soloOnHost(v.soloBytes());
-        progress.accept(new RankValidation(host, device, solo, List.of(), null));
-
-        List<PairMeasurement> pairs = new ArrayList<>();
-        double pairsSeconds;
-        PairSchedule schedule = PairSchedule.roundRobin(comm.size());
-        long count = Math.max(1, v.pairBytes() / DataType.FLOAT32.bytes());
-        try (CommBuffer send = comm.allocate(count * DataType.FLOAT32.bytes());
-             CommBuffer recv = comm.allocate(count * DataType.FLOAT32.bytes())) {
-            comm.barrier(); // a rank slower alone must not stretch its first pair
-            long pairsStarted = System.nanoTime();
-            for (int round = 0; round < schedule.rounds().size(); round++) {
-                checkCancelled(comm, cancelled, "pairs");
-                int peer = schedule.peerOf(comm.rank(), round);
-                if (peer >= 0) {
-                    pairs.add(exchange(comm, send, recv, count, peer, v.pairIterations()));
-                }
-                comm.barrier();
-                if (round < schedule.rounds().size() - 1) {
-                    // the last round's report waits for the retest, which may replace figures
-                    progress.accept(new RankValidation(host, device, solo, pairs, null));
-                }
-            }
-            PairSchedule retest = retestSchedule(shareFigures(comm, pairs), new SuspectFinder(v.thresholds()));
-            for (int round = 0; round < retest.rounds().size(); round++) {
-                checkCancelled(comm, cancelled, "pairs");
-                int peer = retest.peerOf(comm.rank(), round);
-                if (peer >= 0) {
-                    keepFaster(pairs, exchange(comm, send, recv, count, peer, v.pairIterations()));
-                }
-                comm.barrier();
-            }
-            pairsSeconds = (System.nanoTime() - pairsStarted) / 1e9;
-            progress.accept(new RankValidation(host, device, solo, pairs, pairsSeconds));
+        if (places.size() != comm.size()) {
+            throw new IllegalArgumentException("validation: " + places.size() + " places for " + comm.size()
+                    + " ranks");
         }
+        String host = places.get(comm.rank()).host();
+        String device = places.get(comm.rank()).device();
+        ValidationSpec v = job.validation();
+        SuspectFinder finder = new SuspectFinder(v.thresholds());
+        checkCancelled(comm, cancelled, "alone");
+        List<PairMeasurement> pairs = new ArrayList<>();
+        double solo;
+        double pairsSeconds;
+        List<Double> waits;
+        double lockstepSeconds;
+        long count = Math.max(1, v.pairBytes() / DataType.FLOAT32.bytes());
+        try (Lockstep lock = new Lockstep(comm)) {
+            solo = comm.backend() == Backend.NCCL ? soloOnDevice(comm, v.soloBytes(), lock)
+                    : soloOnHost(v.soloBytes(), lock);
+            progress.accept(new RankValidation(host, device, solo, List.of(), null));
+            PairSchedule schedule = PairSchedule.roundRobin(comm.size());
+            try (CommBuffer send = comm.allocate(count * DataType.FLOAT32.bytes());
+                 CommBuffer recv = comm.allocate(count * DataType.FLOAT32.bytes())) {
+                lock.barrier(); // a rank slower alone must not stretch its first pair
+                long pairsStarted = System.nanoTime();
+                for (int round = 0; round < schedule.rounds().size(); round++) {
+                    checkCancelled(comm, cancelled, "pairs");
+                    int peer = schedule.peerOf(comm.rank(), round);
+                    if (peer >= 0) {
+                        pairs.add(exchange(comm, send, recv, count, peer, v.pairIterations()));
+                    }
+                    lock.barrier();
+                    if (round < schedule.rounds().size() - 1) {
+                        // the last round's report waits for the retest, which may replace figures
+                        progress.accept(new RankValidation(host, device, solo, pairs, null));
+                    }
+                }
+                PairSchedule retest = retestSchedule(shareFigures(comm, pairs), finder);
+                for (int round = 0; round < retest.rounds().size(); round++) {
+                    checkCancelled(comm, cancelled, "pairs");
+                    int peer = retest.peerOf(comm.rank(), round);
+                    if (peer >= 0) {
+                        keepFaster(pairs, exchange(comm, send, recv, count, peer, v.pairIterations()));
+                    }
+                    lock.barrier();
+                }
+                pairsSeconds = (System.nanoTime() - pairsStarted) / 1e9;
+            }
+            waits = lock.waitsMicros();
+            lockstepSeconds = lock.seconds();
+        }
+        progress.accept(new RankValidation(host, device, solo, pairs, pairsSeconds, waits, lockstepSeconds,
+                List.of()));
         checkCancelled(comm, cancelled, "together");
         List<RankSizeResult> results = sweep.run(comm, job, cancelled);
-        return new Outcome(results, new RankValidation(host, device, solo, pairs, pairsSeconds));
+        checkCancelled(comm, cancelled, "confirm");
+        Evidence all = shareEvidence(comm, solo, pairs, results, waits, lockstepSeconds);
+        List<Suspect> preliminary = finder.find(places, all.solo(), all.pairs(),
+                all.lastArrivals(v.minShortfall()), results.size(), Stragglers.of(all.waits()),
+                all.lockstepSeconds());
+        List<Confirmation> confirmations = confirm(comm, preliminary, all, v, count);
+        return new Outcome(results, new RankValidation(host, device, solo, pairs, pairsSeconds, waits,
+                lockstepSeconds, confirmations));
+    }
+
+    /** Every rank's figures, the same on every rank: what the server will judge, for choosing what to confirm. */
+    record Evidence(int n, Map<Integer, Double> solo, Map<Pair, Double> pairs, List<List<Double>> sizeTimes,
+                    List<List<Double>> waits, double lockstepSeconds) {
+
+        Map<Integer, Integer> lastArrivals(double minShortfall) {
+            List<Integer> counts = LastArrivals.count(sizeTimes, n, minShortfall);
+            Map<Integer, Integer> out = new java.util.HashMap<>();
+            for (int r = 0; r < n; r++) {
+                out.put(r, counts.get(r));
+            }
+            return out;
+        }
+
+        /** Rank's pairs' median, for picking the best known-good partners. */
+        double pairMedian(int rank) {
+            List<Double> own = pairs.entrySet().stream().filter(e -> e.getKey().has(rank))
+                    .map(Map.Entry::getValue).toList();
+            return own.isEmpty() ? 0 : RobustStats.of(own).median();
+        }
+    }
+
+    /**
+     * One all-gather of each rank's row: its solo figure, lock-step time, GB/s to each peer (NaN where none), own
+     * time per sweep size, and its barrier waits; every rank holds the same rows after it.
+     */
+    static Evidence shareEvidence(Communicator comm, double solo, List<PairMeasurement> pairs,
+                                  List<RankSizeResult> results, List<Double> waits, double lockstepSeconds) {
+        int n = comm.size();
+        int sizes = results.size();
+        int width = 2 + n + sizes + waits.size();
+        double[] row = new double[width];
+        Arrays.fill(row, Double.NaN);
+        row[0] = solo;
+        row[1] = lockstepSeconds;
+        pairs.forEach(p -> row[2 + p.peer()] = p.gbps());
+        for (int i = 0; i < sizes; i++) {
+            row[2 + n + i] = results.get(i).timeMicros();
+        }
+        for (int i = 0; i < waits.size(); i++) {
+            row[2 + n + sizes + i] = waits.get(i);
+        }
+        double[][] rows = allGather(comm, row);
+        Map<Integer, Double> soloByRank = new java.util.HashMap<>();
+        double[][] figures = new double[n][n];
+        List<List<Double>> sizeTimes = new ArrayList<>();
+        List<List<Double>> waitRows = new ArrayList<>();
+        List<Double> lockstep = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            soloByRank.put(r, rows[r][0]);
+            lockstep.add(rows[r][1]);
+            figures[r] = Arrays.copyOfRange(rows[r], 2, 2 + n);
+            figures[r][r] = Double.NaN;
+            List<Double> w = new ArrayList<>();
+            for (int i = 0; i < waits.size(); i++) {
+                w.add(rows[r][2 + n + sizes + i]);
+            }
+            waitRows.add(w);
+        }
+        for (int i = 0; i < sizes; i++) {
+            List<Double> times = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                times.add(rows[r][2 + n + i]);
+            }
+            sizeTimes.add(times);
+        }
+        return new Evidence(n, soloByRank, PairFigures.bandwidths(figures), sizeTimes, waitRows,
+                RobustStats.of(lockstep).median());
+    }
+
+    /**
+     * Each preliminary rank, straggler or link suspect measured again, in rounds of disjoint pairs, with the
+     * known-good ranks (no suspicion on them) whose pairs were fastest: a rank is confirmed when it is slow or stalls
+     * with both of two such partners, a link when it is slow again while each end is fine with a partner. Every rank
+     * shares its side of each exchange, so that all hold the same decisions.
+     */
+    List<Confirmation> confirm(Communicator comm, List<Suspect> preliminary, Evidence all, ValidationSpec v,
+                               long count) {
+        List<Suspect> checked = preliminary.stream().filter(s -> s.kind() == Suspect.Kind.RANK
+                || s.kind() == Suspect.Kind.STRAGGLER || s.kind() == Suspect.Kind.LINK).toList();
+        if (checked.isEmpty()) {
+            return List.of();
+        }
+        Set<Integer> suspected = new LinkedHashSet<>();
+        preliminary.forEach(s -> {
+            if (s.rank() >= 0) {
+                suspected.add(s.rank());
+            }
+            if (s.peerRank() >= 0) {
+                suspected.add(s.peerRank());
+            }
+        });
+        List<Integer> good = IntStream.range(0, all.n()).filter(r -> !suspected.contains(r)).boxed()
+                .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r))
+                .toList();
+        Map<Suspect, List<Pair>> probes = new java.util.LinkedHashMap<>();
+        List<Pair> pairsToMeasure = new ArrayList<>();
+        for (Suspect s : checked) {
+            if (good.size() < 2) {
+                break;
+            }
+            List<Pair> own = s.kind() == Suspect.Kind.LINK
+                    ? List.of(Pair.of(s.rank(), s.peerRank()), Pair.of(s.rank(), good.get(0)),
+                    Pair.of(s.peerRank(), good.get(1)))
+                    : List.of(Pair.of(s.rank(), good.get(0)), Pair.of(s.rank(), good.get(1)));
+            probes.put(s, own);
+            own.forEach(p -> {
+                if (!pairsToMeasure.contains(p)) {
+                    pairsToMeasure.add(p);
+                }
+            });
+        }
+        double median = all.pairs().isEmpty() ? 0 : RobustStats.of(all.pairs().values()).median();
+        double bytes = (double) count * DataType.FLOAT32.bytes();
+        // the same count on both sides of a pair: about CONFIRM_SECONDS at the slower end's usual rate
+        int[] iterations = pairsToMeasure.stream().mapToInt(p -> (int) Math.max(v.pairIterations(),
+                Math.min(MAX_CONFIRM_ITERATIONS, Math.ceil(CONFIRM_SECONDS * 1e9 / bytes * Math.min(median,
+                        Math.min(all.pairMedian(p.low()), all.pairMedian(p.high()))))))).toArray();
+        PairSchedule schedule = PairSchedule.of(all.n(), pairsToMeasure);
+        double[] mine = new double[2 * pairsToMeasure.size()];
+        Arrays.fill(mine, Double.NaN);
+        try (CommBuffer send = comm.allocate(count * DataType.FLOAT32.bytes());
+             CommBuffer recv = comm.allocate(count * DataType.FLOAT32.bytes())) {
+            for (int round = 0; round < schedule.rounds().size(); round++) {
+                int peer = schedule.peerOf(comm.rank(), round);
+                if (peer >= 0) {
+                    int index = pairsToMeasure.indexOf(Pair.of(comm.rank(), peer));
+                    Probe probe = probe(comm, send, recv, count, peer, iterations[index]);
+                    mine[2 * index] = probe.gbps();
+                    mine[2 * index + 1] = probe.stallShare();
+                }
+                comm.barrier();
+            }
+        }
+        double[][] rows = allGather(comm, mine);
+        Map<Pair, Probe> measured = new java.util.HashMap<>();
+        for (int i = 0; i < pairsToMeasure.size(); i++) {
+            Pair p = pairsToMeasure.get(i);
+            // the pair's slower side: the lower rate, the larger stall
+            measured.put(p, new Probe(Math.min(rows[p.low()][2 * i], rows[p.high()][2 * i]),
+                    Math.max(rows[p.low()][2 * i + 1], rows[p.high()][2 * i + 1])));
+        }
+        List<Confirmation> out = new ArrayList<>();
+        var t = v.thresholds();
+        for (Suspect s : checked) {
+            List<Pair> own = probes.get(s);
+            if (own == null) {
+                out.add(new Confirmation(s.key(), true, "not re-measured: fewer than 2 ranks without suspicion"));
+                continue;
+            }
+            List<String> seen = own.stream().map(p -> describe(p, measured.get(p), median)).toList();
+            boolean confirmed;
+            if (s.kind() == Suspect.Kind.LINK) {
+                confirmed = measured.get(own.get(0)).bad(median, t.minShortfall(), t.minStallShare())
+                        && !measured.get(own.get(1)).bad(median, t.minShortfall(), t.minStallShare())
+                        && !measured.get(own.get(2)).bad(median, t.minShortfall(), t.minStallShare());
+            } else {
+                confirmed = own.stream().allMatch(p -> measured.get(p).bad(median, t.minShortfall(),
+                        t.minStallShare()));
+            }
+            out.add(new Confirmation(s.key(), confirmed, (confirmed ? "confirmed" : "not confirmed")
+                    + String.format(Locale.ROOT, " with known-good partners, against the pair median %.3g GB/s: ",
+                    median) + String.join("; ", seen)));
+        }
+        return out;
+    }
+
+    /** A confirmation exchange's figures: GB/s over its whole wall time, and the share of that time lost to stalls. */
+    record Probe(double gbps, double stallShare) {
+        boolean bad(double median, double minShortfall, double minStallShare) {
+            return gbps < median * (1 - minShortfall) || stallShare >= minStallShare;
+        }
+    }
+
+    private static String describe(Pair p, Probe probe, double median) {
+        return String.format(Locale.ROOT, "%d-%d %.3g GB/s, stalled %.0f%%", p.low(), p.high(), probe.gbps(),
+                100 * probe.stallShare());
+    }
+
+    /**
+     * {@code iterations} exchanges of {@code count} floats with {@code peer}: the rate over the wall time, and the
+     * share of that time beyond {@code iterations} median exchanges (what stalls cost).
+     */
+    private static Probe probe(Communicator comm, CommBuffer send, CommBuffer recv, long count, int peer,
+                               int iterations) {
+        comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32);
+        long[] nanos = new long[iterations];
+        long start = System.nanoTime();
+        for (int i = 0; i < iterations; i++) {
+            nanos[i] = comm.timeNanos(() -> comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32));
+        }
+        long wall = Math.max(1, System.nanoTime() - start);
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        double steady = (double) sorted[iterations / 2] * iterations;
+        return new Probe(gbps(count * DataType.FLOAT32.bytes() * iterations, wall),
+                Math.max(0, (wall - steady) / wall));
+    }
+
+    /** Each rank's {@code row} (the same length on every rank) through one all-gather: row r is rank r's. */
+    static double[][] allGather(Communicator comm, double[] row) {
+        int n = comm.size();
+        int width = Math.max(1, row.length);
+        ByteBuffer mine = ByteBuffer.allocateDirect(width * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < row.length; i++) {
+            mine.putDouble(i * Double.BYTES, row[i]);
+        }
+        ByteBuffer all = ByteBuffer.allocateDirect(n * width * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        try (CommBuffer send = comm.allocate((long) width * Double.BYTES);
+             CommBuffer recv = comm.allocate((long) n * width * Double.BYTES)) {
+            send.copyFromHost(mine, 0);
+            comm.allGather(send, recv, width, DataType.FLOAT64);
+            recv.copyToHost(all, 0);
+        }
+        double[][] rows = new double[n][row.length];
+        for (int r = 0; r < n; r++) {
+            for (int c = 0; c < row.length; c++) {
+                rows[r][c] = all.getDouble((r * width + c) * Double.BYTES);
+            }
+        }
+        return rows;
     }
 
     /**
@@ -134,26 +400,10 @@ public final class ValidationRunner {
      * each peer, NaN for itself and for a peer it did not measure.
      */
     static double[][] shareFigures(Communicator comm, List<PairMeasurement> pairs) {
-        int n = comm.size();
-        ByteBuffer row = ByteBuffer.allocateDirect(n * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        for (int peer = 0; peer < n; peer++) {
-            row.putDouble(peer * Double.BYTES, Double.NaN);
-        }
-        pairs.forEach(p -> row.putDouble(p.peer() * Double.BYTES, p.gbps()));
-        ByteBuffer all = ByteBuffer.allocateDirect(n * n * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        try (CommBuffer send = comm.allocate((long) n * Double.BYTES);
-             CommBuffer recv = comm.allocate((long) n * n * Double.BYTES)) {
-            send.copyFromHost(row, 0);
-            comm.allGather(send, recv, n, DataType.FLOAT64);
-            recv.copyToHost(all, 0);
-        }
-        double[][] figures = new double[n][n];
-        for (int r = 0; r < n; r++) {
-            for (int c = 0; c < n; c++) {
-                figures[r][c] = all.getDouble((r * n + c) * Double.BYTES);
-            }
-        }
-        return figures;
+        double[] row = new double[comm.size()];
+        Arrays.fill(row, Double.NaN);
+        pairs.forEach(p -> row[p.peer()] = p.gbps());
+        return allGather(comm, row);
     }
 
     /**
@@ -187,8 +437,11 @@ public final class ValidationRunner {
         pairs.add(again);
     }
 
-    /** GB/s of {@code bytes} of float32 summed into a second buffer by one thread, the ring's reduction step. */
-    static double soloOnHost(long bytes) {
+    /**
+     * GB/s of {@code bytes} of float32 summed into a second buffer by one thread, the ring's reduction step: one
+     * reduction per lock-step step, until every rank has enough (see {@link #SOLO_REPEATS}); the fastest counts.
+     */
+    static double soloOnHost(long bytes, Lockstep lock) {
         long count = Math.max(1, bytes / DataType.FLOAT32.bytes());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(count * DataType.FLOAT32.bytes(), 64);
@@ -198,60 +451,76 @@ public final class ValidationRunner {
             for (int i = 0; i < WARMUP_CALLS; i++) {
                 HostReduction.combine(a, b, a, Math.min(count, WARMUP_ELEMENTS), DataType.FLOAT32, ReduceOp.SUM);
             }
-            CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-            boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
-            long best = Long.MAX_VALUE;
-            long started = System.nanoTime();
-            long compiledMillis = jitTimed ? jit.getTotalCompilationTime() : 0;
-            long jitChanged = started;
-            for (int i = 0; ; i++) {
-                long start = System.nanoTime();
-                HostReduction.combine(a, b, a, count, DataType.FLOAT32, ReduceOp.SUM);
-                long now = System.nanoTime();
-                best = Math.min(best, now - start);
-                if (jitTimed && jit.getTotalCompilationTime() != compiledMillis) {
-                    compiledMillis = jit.getTotalCompilationTime();
-                    jitChanged = now;
-                }
-                boolean enough = i + 1 >= SOLO_REPEATS && now - started >= SOLO_NANOS
-                        && now - jitChanged >= JIT_QUIET_NANOS;
-                if (enough || now - started >= SOLO_MAX_NANOS) {
-                    break;
-                }
-            }
-            return gbps(count * DataType.FLOAT32.bytes(), Math.max(1, best));
+            return gbps(count * DataType.FLOAT32.bytes(), Math.max(1, steps(lock,
+                    () -> {
+                        long start = System.nanoTime();
+                        HostReduction.combine(a, b, a, count, DataType.FLOAT32, ReduceOp.SUM);
+                        return System.nanoTime() - start;
+                    })));
         }
     }
 
     /** GB/s of an all-reduce on a one-rank communicator: NCCL copies the buffer on the device, no peer involved. */
-    static double soloOnDevice(Communicator comm, long bytes) {
+    static double soloOnDevice(Communicator comm, long bytes, Lockstep lock) {
         long count = Math.max(1, bytes / DataType.FLOAT32.bytes());
         try (Communicator alone = comm.split(comm.rank(), 0);
              CommBuffer send = alone.allocate(count * DataType.FLOAT32.bytes());
              CommBuffer recv = alone.allocate(count * DataType.FLOAT32.bytes())) {
             alone.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
-            long best = Long.MAX_VALUE;
-            for (int i = 0; i < SOLO_REPEATS; i++) {
-                best = Math.min(best, alone.timeNanos(
-                        () -> alone.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM)));
-            }
-            return gbps(count * DataType.FLOAT32.bytes(), Math.max(1, best));
+            return gbps(count * DataType.FLOAT32.bytes(), Math.max(1, steps(lock, () -> alone.timeNanos(
+                    () -> alone.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM)))));
         }
     }
 
     /**
-     * Both directions at once with {@code peer}: bandwidth of {@code count} floats each way, then 8-byte latency,
-     * each from the median exchange, so that one hiccup of a shared host does not count and a slow link still does.
+     * Runs {@code step} (which returns its own time) once per lock-step barrier until no rank needs more: at least
+     * {@link #SOLO_REPEATS} and {@link #SOLO_NANOS}, and this JVM's compiler quiet for {@link #JIT_QUIET_NANOS};
+     * every rank stops at the same step. Returns the fastest step.
+     */
+    private static long steps(Lockstep lock, java.util.function.LongSupplier step) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long best = Long.MAX_VALUE;
+        long started = System.nanoTime();
+        long compiledMillis = jitTimed ? jit.getTotalCompilationTime() : 0;
+        long jitChanged = started;
+        for (int i = 0; ; i++) {
+            best = Math.min(best, step.getAsLong());
+            long now = System.nanoTime();
+            if (jitTimed && jit.getTotalCompilationTime() != compiledMillis) {
+                compiledMillis = jit.getTotalCompilationTime();
+                jitChanged = now;
+            }
+            boolean enough = i + 1 >= SOLO_REPEATS && now - started >= SOLO_NANOS
+                    && now - jitChanged >= JIT_QUIET_NANOS;
+            boolean more = !enough && now - started < SOLO_MAX_NANOS;
+            if (lock.agree(more ? 1 : 0) == 0 || i + 1 >= MAX_STEPS) {
+                return best;
+            }
+        }
+    }
+
+    /**
+     * Both directions at once with {@code peer}: {@code iterations} exchanges of {@code count} floats each way, the
+     * figure their bytes over their wall time (a stall within them counts), beside the median and the worst
+     * exchange; then the 8-byte latency, from the median exchange.
      */
     private static PairMeasurement exchange(Communicator comm, CommBuffer send, CommBuffer recv, long count, int peer,
                                             int iterations) {
         comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32); // warm-up: connections, buffers
-        long bulk = medianNanos(comm, iterations, () -> comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32));
+        long[] nanos = new long[iterations];
+        long start = System.nanoTime();
+        for (int i = 0; i < iterations; i++) {
+            nanos[i] = comm.timeNanos(() -> comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32));
+        }
+        long wall = Math.max(1, System.nanoTime() - start);
+        Arrays.sort(nanos);
         long small = LATENCY_BYTES / DataType.FLOAT32.bytes();
         long latency = medianNanos(comm, LATENCY_ITERATIONS,
                 () -> comm.sendRecv(send, peer, recv, peer, small, DataType.FLOAT32));
         long bytes = count * DataType.FLOAT32.bytes();
-        return new PairMeasurement(peer, bytes, gbps(bytes, Math.max(1, bulk)), latency / 1000.0);
+        return new PairMeasurement(peer, bytes, gbps(bytes * iterations, wall), latency / 1000.0,
+                gbps(bytes, Math.max(1, nanos[iterations / 2])), gbps(bytes, Math.max(1, nanos[iterations - 1])));
     }
 
     private static long medianNanos(Communicator comm, int times, Runnable exchange) {

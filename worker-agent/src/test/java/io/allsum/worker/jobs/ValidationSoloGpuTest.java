@@ -28,14 +28,15 @@ class ValidationSoloGpuTest {
             JoinContribution join = factory.prepareJoin(0);
             GroupView view = new GroupView("solo", 1, 1, Backend.NCCL, join.uniqueId(),
                     List.of(new Member(0, "t", null, null, join.device())));
-            try (Communicator comm = factory.create(view, 0, Duration.ofSeconds(60))) {
+            try (Communicator comm = factory.create(view, 0, Duration.ofSeconds(60));
+                 Lockstep lock = new Lockstep(comm)) {
                 for (long bytes : new long[]{1 << 20, 16 << 20, 256 << 20}) {
-                    double device = ValidationRunner.soloOnDevice(comm, bytes);
+                    double device = ValidationRunner.soloOnDevice(comm, bytes, lock);
                     System.out.printf(Locale.ROOT, "solo on %s, %d bytes: %.1f GB/s%n", join.device(), bytes, device);
                     // HBM3e moves under 5 TB/s; a figure above it would be a timing that missed the kernel
                     assertThat(device).isPositive().isLessThan(5000);
                 }
-                double host = ValidationRunner.soloOnHost(16 << 20);
+                double host = ValidationRunner.soloOnHost(16 << 20, lock);
                 System.out.printf(Locale.ROOT, "solo on the host (ring's figure), 16777216 bytes: %.1f GB/s%n", host);
                 assertThat(host).isPositive();
             }
