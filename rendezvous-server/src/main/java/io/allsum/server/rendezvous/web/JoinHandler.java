@@ -10,15 +10,14 @@ import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
-import io.allsum.model.security.BearerToken;
 import io.allsum.server.problem.ProblemException;
-import io.allsum.server.security.BearerTokenFilter;
 import io.allsum.server.web.BodySizeLimitFilter;
 import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.LongPollWait;
 import io.allsum.server.web.ProblemDetailsAdvice;
 import io.allsum.server.web.ProblemResponse;
-import io.allsum.server.web.ProblemWriter;
+import io.allsum.web.BearerTokenFilter;
+import io.allsum.web.ProblemWriter;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
@@ -31,6 +30,7 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.web.ErrorResponse;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -69,15 +69,15 @@ final class JoinHandler extends Handler.Wrapper {
     private final ProblemWriter problems;
     private final RendezvousMeters meters;
     private final JsonMapper json;
-    private final BearerToken token;
+    private final BearerTokenFilter tokens;
     private final String epoch;
     private final long maxBody;
     private final long bodyTimeoutMillis;
 
-    /** @param token null when the server takes requests without one */
+    /** @param tokens the servlet application's token check, asked here too */
     JoinHandler(String contextPath, RendezvousRegistry registry, RendezvousProperties properties,
                 JoinResponses answers, ProblemWriter problems, RendezvousMeters meters, JsonMapper json,
-                BearerToken token, String epoch) {
+                BearerTokenFilter tokens, String epoch) {
         this.path = contextPath + Protocol.RENDEZVOUS_PATH;
         this.registry = registry;
         this.properties = properties;
@@ -86,7 +86,7 @@ final class JoinHandler extends Handler.Wrapper {
         this.problems = problems;
         this.meters = meters;
         this.json = json;
-        this.token = token;
+        this.tokens = tokens;
         this.epoch = epoch;
         this.maxBody = properties.maxBodySize().toBytes();
         this.bodyTimeoutMillis = properties.bodyTimeout().toMillis();
@@ -98,13 +98,10 @@ final class JoinHandler extends Handler.Wrapper {
             return super.handle(request, response, callback);
         }
         response.getHeaders().put(Protocol.EPOCH_HEADER, epoch);
-        if (token != null) {
-            ProblemResponse refused = BearerTokenFilter.refusal(token.check(
-                    request.getHeaders().get(HttpHeader.AUTHORIZATION)));
-            if (refused != null) {
-                refuse(request, response, callback, refused, false); // an unauthenticated body is never read
-                return true;
-            }
+        ErrorResponse unauthorized = tokens.refusal(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+        if (unauthorized != null) { // an unauthenticated body is never read
+            refuse(request, response, callback, ProblemResponse.of(ProblemCode.UNAUTHORIZED, unauthorized), false);
+            return true;
         }
         if (!HttpMethod.POST.is(request.getMethod())) {
             ProblemResponse refused = ProblemResponse.of(ProblemCode.METHOD_NOT_ALLOWED, "method "
@@ -349,12 +346,12 @@ final class JoinHandler extends Handler.Wrapper {
             } else {
                 ProblemException problem = JoinResponses.problem(error);
                 code = problem.code();
-                out = problems.answer(path, problem);
+                out = HttpAnswer.problem(problems, path, ProblemResponse.of(problem));
             }
         } catch (RuntimeException e) {
             log.error("answer to rank {} of group '{}' not made", command.rank(), command.group(), e);
             code = ProblemCode.INTERNAL_ERROR;
-            out = problems.answer(path, ProblemResponse.of(code, "the server failed to answer: "
+            out = HttpAnswer.problem(problems, path, ProblemResponse.of(code, "the server failed to answer: "
                     + e.getClass().getSimpleName()));
         }
         meters.joinAnswered(JoinMeterOutcome.of(out.status(), code));
@@ -419,6 +416,6 @@ final class JoinHandler extends Handler.Wrapper {
         if (close) {
             response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
         }
-        problems.answer(path, problem).writeTo(response, callback);
+        HttpAnswer.problem(problems, path, problem).writeTo(response, callback);
     }
 }
