@@ -6,6 +6,7 @@ import io.allsum.server.rendezvous.JoinMeterOutcome;
 import io.allsum.server.rendezvous.RendezvousMeters;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.rendezvous.RendezvousRegistry;
+import io.allsum.client.GzipBodies;
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;
@@ -136,8 +137,13 @@ final class JoinHandler extends Handler.Wrapper {
         return true;
     }
 
-    /** How a join is answered. */
-    record Settings(Duration waitFor, boolean rankView, boolean gzip) {
+    /**
+     * How a join is read and answered.
+     *
+     * @param gzipBody the body is sent with {@code Content-Encoding: gzip}
+     * @param gzip     the answer may be gzipped
+     */
+    record Settings(Duration waitFor, boolean rankView, boolean gzip, boolean gzipBody) {
     }
 
     /** A POST's join settings, or the problem of a request that is not a join. */
@@ -153,6 +159,7 @@ final class JoinHandler extends Handler.Wrapper {
             throw new ProblemException(ProblemCode.UNSUPPORTED_MEDIA_TYPE, "a join's Content-Type must be "
                     + "application/json, got " + (contentType == null ? "none" : "'" + oneLine(contentType) + "'"));
         }
+        boolean gzipBody = gzipBody(headers.getValuesList(HttpHeader.CONTENT_ENCODING));
         List<String> accept = headers.getValuesList(HttpHeader.ACCEPT);
         if (!acceptsJson(accept)) {
             throw new ProblemException(ProblemCode.NOT_ACCEPTABLE, "a join is answered with application/json, "
@@ -179,7 +186,22 @@ final class JoinHandler extends Handler.Wrapper {
         boolean gzip = !rankView && AcceptEncoding.allowsGzip(
                 Collections.enumeration(headers.getValuesList(HttpHeader.ACCEPT_ENCODING)));
         return new Settings(LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait()),
-                rankView, gzip);
+                rankView, gzip, gzipBody);
+    }
+
+    /** True for a gzip body, false for identity; another coding, or several, is refused (RFC 9110, 15.5.16). */
+    private static boolean gzipBody(List<String> contentEncoding) {
+        List<String> codings = contentEncoding.stream().flatMap(line -> java.util.Arrays.stream(line.split(",")))
+                .map(coding -> coding.strip().toLowerCase(Locale.ROOT))
+                .filter(coding -> !coding.isEmpty() && !coding.equals("identity")).toList();
+        if (codings.isEmpty()) {
+            return false;
+        }
+        if (codings.size() == 1 && (codings.getFirst().equals("gzip") || codings.getFirst().equals("x-gzip"))) {
+            return true;
+        }
+        throw new ProblemException(ProblemCode.UNSUPPORTED_MEDIA_TYPE, "a join's Content-Encoding must be gzip or "
+                + "identity, got '" + oneLine(String.join(", ", contentEncoding)) + "'");
     }
 
     /** The parameter's one value, null when absent. */
@@ -271,7 +293,21 @@ final class JoinHandler extends Handler.Wrapper {
         }
     }
 
-    private void serve(Request request, Response response, Callback callback, Settings settings, byte[] body) {
+    private void serve(Request request, Response response, Callback callback, Settings settings, byte[] sent) {
+        byte[] body = sent;
+        if (settings.gzipBody() && sent.length > 0) {
+            try {
+                body = GzipBodies.inflate(sent, maxBody);
+            } catch (GzipBodies.TooLarge e) {
+                respondProblem(response, callback, ProblemResponse.of(ProblemCode.BODY_TOO_LARGE, "the gzip body "
+                        + "inflates past the limit of " + maxBody + " bytes"), true, false);
+                return;
+            } catch (IOException e) {
+                respondProblem(response, callback, malformed("the body is sent with Content-Encoding: gzip but is "
+                        + "not gzip (" + e.getMessage() + ")"), true, false);
+                return;
+            }
+        }
         if (body.length == 0) {
             respondProblem(response, callback, malformed("a JSON body is required"), true, false);
             return;
