@@ -18,10 +18,9 @@ import java.io.IOException;
 import java.util.function.Predicate;
 
 /**
- * The bearer-token check of server and worker: with a token ({@code ALLSUM_TOKEN}), every request but the app's open
- * paths must carry {@code Authorization: Bearer <token>} (shared-model's {@link BearerToken}: constant-time, scheme
- * in any case); others get a 401 {@code unauthorized} problem with a {@code WWW-Authenticate: Bearer} challenge. It
- * runs before anything reads the request, so no body is read for a caller without the token. Without a token: open.
+ * The bearer-token check of server and worker ({@link BearerToken}): with a token, every request but the app's open
+ * paths needs {@code Authorization: Bearer <token>}, else a 401 problem with a {@code WWW-Authenticate} challenge,
+ * before anything reads the body. Without a token every request is let through.
  */
 public final class BearerTokenFilter extends OncePerRequestFilter {
 

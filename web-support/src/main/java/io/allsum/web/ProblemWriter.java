@@ -16,10 +16,9 @@ import java.io.IOException;
 import java.net.URI;
 
 /**
- * The one maker and writer of RFC 9457 problems on server and worker: Spring's {@link ProblemDetail}, serialized with
- * Spring's own Jackson mixin, so that what a filter, the error page or Jetty writes is byte for byte what Spring MVC
- * writes. The shape: {@code detail}, {@code instance} when known, {@code status}, {@code title}, then {@code code} and
- * any other properties; {@code type} is left out, which RFC 9457 reads as {@code about:blank}.
+ * The one maker and writer of RFC 9457 problems on server and worker: Spring's {@link ProblemDetail} with Spring's
+ * Jackson mixin, as Spring MVC writes it: {@code detail}, {@code instance} when known, {@code status}, {@code title},
+ * then {@code code} and other properties; no {@code type} (RFC 9457: {@code about:blank}).
  */
 public final class ProblemWriter {
 
