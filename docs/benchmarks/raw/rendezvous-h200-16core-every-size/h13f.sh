@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 13, call F (nvidia-h200, 16 cores): server-lowmem as it is now shipped (-Xmx192m -XX:ConcGCThreads=4, given
-# here on top of the carried dist's file, which still says -Xmx256m; the later flags win). First a fresh server with
+# nvidia-h200, 16 cores: server-lowmem as shipped (-Xmx192m -XX:ConcGCThreads=4, given here on top of the carried
+# dist's file, which says -Xmx256m; the later flags win). First a fresh server with
 # its warm-up, 4096 + 16,384 ranks, 5 rounds: peak RSS and RSS 30 s after. Then every size on one server, with
 # TCPStore in the same call: RDV_RANKS=1024,64,256,1024,4096,16384 RDV_ROUNDS=7 (the first 1024 row warms the clients).
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 12, call B on nvidia-h200-x2 (32 cores): every size on a fresh low-memory server; a third warm repetition;
+# nvidia-h200-x2, 32 cores: every size on a fresh low-memory server; a third warm repetition;
 # fresh client processes with the bench's minimal clients and with HttpAllsumClient.
 set -u
 O=$OUT; S=/tmp/s12; mkdir -p $S

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 13, call D (nvidia-h200, 16 cores): call C found 86 MB of G1's SATB queue buffers (malloc'd while concurrent
-# marking ran during the burst, with one concurrent GC thread draining 16 cores' worth of them; kept afterwards).
+# nvidia-h200, 16 cores: G1's SATB queue buffers take 86 MB at 16,384 waiting joins (h13c.sh; malloc'd while
+# concurrent marking runs during the burst, one concurrent GC thread draining 16 cores' worth of them; kept afterwards).
 # Variants on top of server-lowmem, one fresh server each (4096 + 16,384 ranks, 5 rounds, with its warm-up), Native
 # Memory Tracking summary printed at exit: -Xmx192m; -Xmx192m -XX:ConcGCThreads=4; -Xmx256m -XX:ConcGCThreads=4;
 # -Xmx192m -XX:+UseParallelGC (no concurrent marking at all).

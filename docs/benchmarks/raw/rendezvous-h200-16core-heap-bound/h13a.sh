@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 13, call A (nvidia-h200, 16 cores): server-lowmem's heap bound as shipped (-Xmx256m) against -Xmx192m and
+# nvidia-h200, 16 cores: server-lowmem's heap bound of -Xmx256m against -Xmx192m and
 # -Xmx192m with 2 compiler threads, alternating twice; 4096 and 16,384 ranks, 5 rounds, on a fresh server with its
 # join-path warm-up; peak RSS (VmHWM) and RSS 30 s after the last round.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 13, call C (nvidia-h200, 16 cores): what G1 allocates natively at 16,384 waiting joins.
+# nvidia-h200, 16 cores: what G1 allocates natively at 16,384 waiting joins.
 # One rdvfirst run (4096 + 16,384 ranks, 5 rounds, fresh server with its warm-up) with Native Memory Tracking
 # printed at exit (current and peak per category), a sampler of the server's threads, RSS, RssAnon and RssFile every
 # 0.25 s.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 12, call A on nvidia-h200-x2 (32 cores): issue 15's layouts on the issue's own host kind.
+# nvidia-h200-x2, 32 cores: issue 15's client layouts on that issue's host kind.
 set -u
 O=$OUT; S=/tmp/s12; mkdir -p $S
 export DIST=.carry-s12/allsum-linux-x86_64.tar.xz RDV_SETTLE=1

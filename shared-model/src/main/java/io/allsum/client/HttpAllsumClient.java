@@ -7,7 +7,6 @@ import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
-import io.allsum.model.problem.Violation;
 import io.allsum.model.security.BearerToken;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
@@ -20,7 +19,6 @@ import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.model.rendezvous.RankView;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.EOFException;
@@ -37,7 +35,6 @@ import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.ClosedChannelException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,7 +81,6 @@ public final class HttpAllsumClient implements AllsumClient {
      * with every member field at its length limit is 60.2 MiB; 16,384 ranks with workers' own fields are 2.2 MiB.
      */
     public static final long LARGE_ANSWER_LIMIT = 64L << 20;
-    private static final int MAX_DETAIL_CHARS = 500;
     private static final int MAX_RANKS_IN_MESSAGE = 16;
     private static final System.Logger LOG = System.getLogger(HttpAllsumClient.class.getName());
     private static final TypeReference<List<Job>> JOB_LIST = new TypeReference<>() {
@@ -154,7 +150,7 @@ public final class HttpAllsumClient implements AllsumClient {
      */
     @Override
     public GroupView view(String group, long generation) {
-        String path = groupPath(Protocol.VIEW_PATH, group) + "?" + Protocol.GENERATION_PARAM + "=" + generation;
+        String path = ClientPaths.group(Protocol.VIEW_PATH, group) + "?" + Protocol.GENERATION_PARAM + "=" + generation;
         CachedView cached = views.get(group);
         boolean revalidate = cached != null && cached.view().generation() == generation;
         Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()),
@@ -163,7 +159,7 @@ public final class HttpAllsumClient implements AllsumClient {
             return cached.view();
         }
         if (answer.status() != 200) {
-            throw problem(answer, "GET", path);
+            throw ProblemAnswers.problem(json, answer.status(), answer.body(), "GET", path);
         }
         GroupView view = read(answer, GroupView.class, "GET", path);
         answer.headers().firstValue("ETag").ifPresent(etag -> views.put(group, new CachedView(etag, view)));
@@ -221,7 +217,7 @@ public final class HttpAllsumClient implements AllsumClient {
         return switch (answer.status()) {
             case 200 -> new Joined<>(read(answer, answerType, "POST", path), null);
             case 202 -> new Joined<>(null, withRetryAfter(read(answer, JoinPending.class, "POST", path), answer));
-            default -> throw problem(answer, "POST", path);
+            default -> throw ProblemAnswers.problem(json, answer.status(), answer.body(), "POST", path);
         };
     }
 
@@ -229,7 +225,7 @@ public final class HttpAllsumClient implements AllsumClient {
         if (pending.retryAfterSeconds() > 0) {
             return pending;
         }
-        long header = retryAfter(answer.headers()).map(Duration::toSeconds).orElse(0L);
+        long header = ProblemAnswers.retryAfter(answer.headers()).map(Duration::toSeconds).orElse(0L);
         return new JoinPending(pending.group(), pending.generation(), pending.joinedRanks(), pending.missingRanks(),
                 pending.joinDeadline(), (int) Math.min(Integer.MAX_VALUE, header), pending.epoch());
     }
@@ -253,61 +249,61 @@ public final class HttpAllsumClient implements AllsumClient {
 
     @Override
     public GroupStatus status(String group) {
-        return call("GET", groupPath(Protocol.GROUP_PATH, group), null, GroupStatus.class, LARGE_ANSWER_LIMIT);
+        return call("GET", ClientPaths.group(Protocol.GROUP_PATH, group), null, GroupStatus.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public HeartbeatResponse heartbeat(String group, HeartbeatRequest request) {
-        return call("POST", groupPath(Protocol.HEARTBEAT_PATH, group), request, HeartbeatResponse.class, SMALL_ANSWER_LIMIT);
+        return call("POST", ClientPaths.group(Protocol.HEARTBEAT_PATH, group), request, HeartbeatResponse.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
     public void reportFailure(String group, FailureReport report) {
-        call("POST", groupPath(Protocol.FAILURE_PATH, group), report, Void.class, SMALL_ANSWER_LIMIT);
+        call("POST", ClientPaths.group(Protocol.FAILURE_PATH, group), report, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
     public void leave(String group, LeaveRequest request) {
-        call("POST", groupPath(Protocol.LEAVE_PATH, group), request, Void.class, SMALL_ANSWER_LIMIT);
+        call("POST", ClientPaths.group(Protocol.LEAVE_PATH, group), request, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
     public void closeGroup(String group) {
-        call("DELETE", groupPath(Protocol.GROUP_PATH, group), null, Void.class, SMALL_ANSWER_LIMIT);
+        call("DELETE", ClientPaths.group(Protocol.GROUP_PATH, group), null, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     // ---------------------------------------------------------------- jobs
 
     @Override
     public Job submitJob(String group, JobSpec spec) {
-        return call("POST", groupPath(Protocol.JOBS_PATH, group), spec, Job.class, LARGE_ANSWER_LIMIT);
+        return call("POST", ClientPaths.group(Protocol.JOBS_PATH, group), spec, Job.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public Job job(String group, String jobId) {
-        return call("GET", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
+        return call("GET", ClientPaths.job(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public Job awaitJob(String group, String jobId, JobState seenState, int seenRows, Duration wait) {
         long waitSeconds = Math.max(0, wait.toSeconds());
-        String path = jobPath(Protocol.JOB_PATH, group, jobId) + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
+        String path = ClientPaths.job(Protocol.JOB_PATH, group, jobId) + "?" + Protocol.WAIT_PARAM + "=" + waitSeconds
                 + "&" + Protocol.STATE_PARAM + "=" + seenState.wireName() + "&" + Protocol.ROWS_PARAM + "=" + seenRows;
         Answer answer = exchange("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 deadlineIn(retryPolicy.deadline()), null, LARGE_ANSWER_LIMIT);
         if (answer.status() != 200) {
-            throw problem(answer, "GET", path);
+            throw ProblemAnswers.problem(json, answer.status(), answer.body(), "GET", path);
         }
         return read(answer, Job.class, "GET", path);
     }
 
     @Override
     public List<Job> jobs(String group) {
-        String path = groupPath(Protocol.JOBS_PATH, group);
+        String path = ClientPaths.group(Protocol.JOBS_PATH, group);
         Answer answer = exchange("GET", path, null, requestTimeout, deadlineIn(retryPolicy.deadline()), null,
                 LARGE_ANSWER_LIMIT);
         if (answer.status() / 100 != 2) {
-            throw problem(answer, "GET", path);
+            throw ProblemAnswers.problem(json, answer.status(), answer.body(), "GET", path);
         }
         try {
             return json.readValue(answer.body(), JOB_LIST);
@@ -318,27 +314,27 @@ public final class HttpAllsumClient implements AllsumClient {
 
     @Override
     public Job cancelJob(String group, String jobId) {
-        return call("DELETE", jobPath(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
+        return call("DELETE", ClientPaths.job(Protocol.JOB_PATH, group, jobId), null, Job.class, LARGE_ANSWER_LIMIT);
     }
 
     @Override
     public Optional<JobAssignment> nextJob(String group, int rank, String instanceId, long afterSeq, Duration wait) {
         long waitSeconds = Math.max(0, wait.toSeconds());
-        String path = groupPath(Protocol.NEXT_JOB_PATH, group) + "?rank=" + rank + "&instanceId="
-                + encode(Objects.requireNonNull(instanceId, "instanceId")) + "&after=" + afterSeq
+        String path = ClientPaths.group(Protocol.NEXT_JOB_PATH, group) + "?rank=" + rank + "&instanceId="
+                + ClientPaths.encode(Objects.requireNonNull(instanceId, "instanceId")) + "&after=" + afterSeq
                 + "&" + Protocol.WAIT_PARAM + "=" + waitSeconds;
         Answer answer = exchange("GET", path, null, Duration.ofSeconds(waitSeconds).plus(LONG_POLL_MARGIN),
                 deadlineIn(retryPolicy.deadline()), null, SMALL_ANSWER_LIMIT);
         return switch (answer.status()) {
             case 200 -> Optional.of(read(answer, JobAssignment.class, "GET", path));
             case 204 -> Optional.empty();
-            default -> throw problem(answer, "GET", path);
+            default -> throw ProblemAnswers.problem(json, answer.status(), answer.body(), "GET", path);
         };
     }
 
     @Override
     public void report(String group, String jobId, RankReport report) {
-        call("POST", jobPath(Protocol.JOB_REPORT_PATH, group, jobId), report, Void.class, SMALL_ANSWER_LIMIT);
+        call("POST", ClientPaths.job(Protocol.JOB_REPORT_PATH, group, jobId), report, Void.class, SMALL_ANSWER_LIMIT);
     }
 
     @Override
@@ -368,7 +364,7 @@ public final class HttpAllsumClient implements AllsumClient {
     private <T> T call(String method, String path, Object body, Class<T> type, long limit) {
         Answer answer = exchange(method, path, body, requestTimeout, deadlineIn(retryPolicy.deadline()), null, limit);
         if (answer.status() / 100 != 2) {
-            throw problem(answer, method, path);
+            throw ProblemAnswers.problem(json, answer.status(), answer.body(), method, path);
         }
         if (type == Void.class) {
             return null;
@@ -413,7 +409,7 @@ public final class HttpAllsumClient implements AllsumClient {
                 if (answer.status() != 503) {
                     return answer;
                 }
-                pause = retryAfter(answer.headers()).orElse(retryPolicy.pause(retry));
+                pause = ProblemAnswers.retryAfter(answer.headers()).orElse(retryPolicy.pause(retry));
                 if (System.nanoTime() + pause.toNanos() > retryDeadline) {
                     return answer;
                 }
@@ -422,7 +418,7 @@ public final class HttpAllsumClient implements AllsumClient {
                 pause = retryPauseOrGiveUp(e, method, path, retry, retryDeadline);
             } catch (HttpTimeoutException e) {
                 throw new AllsumClientException(0, "Request timed out", "no answer from allsum server at " + baseUri
-                        + " to " + method + " " + stripQuery(path) + " within " + httpTimeout, true, e);
+                        + " to " + method + " " + ClientPaths.stripQuery(path) + " within " + httpTimeout, true, e);
             } catch (IOException e) {
                 if (closed.get()) {
                     throw clientClosed(e);
@@ -433,7 +429,7 @@ public final class HttpAllsumClient implements AllsumClient {
                 pause = retryPauseOrGiveUp(e, method, path, retry, retryDeadline);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new AllsumClientException(0, "Interrupted", method + " " + stripQuery(path)
+                throw new AllsumClientException(0, "Interrupted", method + " " + ClientPaths.stripQuery(path)
                         + " to allsum server at " + baseUri + " was interrupted", false, e);
             }
             sleepUntil(System.nanoTime() + pause.toNanos());
@@ -524,7 +520,7 @@ public final class HttpAllsumClient implements AllsumClient {
     }
 
     private String answerFrom(String method, String path) {
-        return "the answer from " + baseUri + stripQuery(path) + " to " + method;
+        return "the answer from " + baseUri + ClientPaths.stripQuery(path) + " to " + method;
     }
 
     /** The body as the server encoded it (join answers come gzipped), inflated to at most {@code limit} bytes. */
@@ -539,13 +535,13 @@ public final class HttpAllsumClient implements AllsumClient {
                     + " inflates past the limit of " + ByteSize.format(limit), false, e);
         } catch (IOException e) {
             throw new AllsumClientException(status, "Unreadable answer", method + " "
-                    + stripQuery(path) + " answered " + status + " with a gzip body that does not "
+                    + ClientPaths.stripQuery(path) + " answered " + status + " with a gzip body that does not "
                     + "inflate: " + describe(e), false, e);
         }
     }
 
     private void logRetry(String method, String path, int retry, Duration pause, String cause) {
-        LOG.log(System.Logger.Level.INFO, "{0} {1}{2} {3}; retry {4} in {5} ms", method, baseUri, stripQuery(path),
+        LOG.log(System.Logger.Level.INFO, "{0} {1}{2} {3}; retry {4} in {5} ms", method, baseUri, ClientPaths.stripQuery(path),
                 cause, retry + 1, String.valueOf(pause.toMillis()));
     }
 
@@ -668,80 +664,6 @@ public final class HttpAllsumClient implements AllsumClient {
                 : root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
-    /**
-     * The error answer as an exception: status, title, detail, code and violations from the problem JSON, else the
-     * body text.
-     */
-    private AllsumClientException problem(Answer answer, String method, String path) {
-        String title = null;
-        String detail = null;
-        String code = null;
-        List<Violation> violations = new ArrayList<>();
-        try {
-            JsonNode node = json.readTree(answer.body());
-            if (node != null && node.isObject()) {
-                title = text(node, "title");
-                detail = text(node, "detail");
-                code = text(node, "code");
-                for (JsonNode violation : node.path("violations")) {
-                    String field = text(violation, "field");
-                    String message = text(violation, "message");
-                    if (field != null && message != null) {
-                        violations.add(new Violation(field, message));
-                    }
-                }
-            }
-        } catch (JacksonException notJson) {
-            // not a problem document: the body text below says what went wrong
-        }
-        if (title == null || title.isBlank()) {
-            title = reasonPhrase(answer.status());
-        }
-        if (detail == null || detail.isBlank()) {
-            String text = new String(answer.body(), StandardCharsets.UTF_8).strip();
-            detail = text.isEmpty() ? method + " " + stripQuery(path) + " answered " + answer.status()
-                    : text.length() > MAX_DETAIL_CHARS ? text.substring(0, MAX_DETAIL_CHARS) + "..." : text;
-        }
-        return new AllsumClientException(answer.status(), title, detail, code, violations);
-    }
-
-    private static String text(JsonNode node, String member) {
-        JsonNode value = node.path(member);
-        return value.isString() ? value.stringValue() : null;
-    }
-
-    static String reasonPhrase(int status) {
-        return switch (status) {
-            case 400 -> "Bad Request";
-            case 401 -> "Unauthorized";
-            case 403 -> "Forbidden";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            case 409 -> "Conflict";
-            case 410 -> "Gone";
-            case 413 -> "Content Too Large";
-            case 415 -> "Unsupported Media Type";
-            case 429 -> "Too Many Requests";
-            case 500 -> "Internal Server Error";
-            case 502 -> "Bad Gateway";
-            case 503 -> "Service Unavailable";
-            case 504 -> "Gateway Timeout";
-            default -> "HTTP " + status;
-        };
-    }
-
-    /** Retry-After in delta-seconds (what the server sends); an HTTP-date is ignored in favour of backoff. */
-    static Optional<Duration> retryAfter(HttpHeaders headers) {
-        return headers.firstValue("Retry-After").flatMap(value -> {
-            try {
-                long seconds = Long.parseLong(value.strip());
-                return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
-            } catch (NumberFormatException e) {
-                return Optional.empty();
-            }
-        });
-    }
-
     private static long deadlineIn(Duration duration) {
         long nanos = duration.isNegative() ? 0 : duration.toNanos();
         long now = System.nanoTime();
@@ -760,35 +682,6 @@ public final class HttpAllsumClient implements AllsumClient {
             throw new AllsumClientException(0, "Interrupted", "interrupted while waiting to retry a call to "
                     + baseUri, false, e);
         }
-    }
-
-    private static String stripQuery(String path) {
-        int q = path.indexOf('?');
-        return q < 0 ? path : path.substring(0, q);
-    }
-
-    private static String groupPath(String template, String group) {
-        return template.replace("{group}", encode(Objects.requireNonNull(group, "group")));
-    }
-
-    private static String jobPath(String template, String group, String jobId) {
-        return groupPath(template, group).replace("{jobId}", encode(Objects.requireNonNull(jobId, "jobId")));
-    }
-
-    /** Percent-encodes a path segment or query value (RFC 3986 unreserved characters pass unchanged). */
-    static String encode(String value) {
-        StringBuilder out = new StringBuilder(value.length());
-        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-            int c = b & 0xff;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '-' || c == '.' || c == '_' || c == '~') {
-                out.append((char) c);
-            } else {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-            }
-        }
-        return out.toString();
     }
 
     /** Builder: only the base URI is required. Defaults: 10 s per request, 5 s to connect, {@link RetryPolicy#DEFAULT}. */

@@ -51,8 +51,8 @@ class ConnectionErrorTest {
 
     @Test
     void pathSegmentsArePercentEncoded() {
-        assertThat(HttpAllsumClient.encode("a-b_c.d~9")).isEqualTo("a-b_c.d~9");
-        assertThat(HttpAllsumClient.encode("x/y z")).isEqualTo("x%2Fy%20z");
-        assertThat(HttpAllsumClient.encode("é")).isEqualTo("%C3%A9");
+        assertThat(ClientPaths.encode("a-b_c.d~9")).isEqualTo("a-b_c.d~9");
+        assertThat(ClientPaths.encode("x/y z")).isEqualTo("x%2Fy%20z");
+        assertThat(ClientPaths.encode("é")).isEqualTo("%C3%A9");
     }
 }

@@ -19,33 +19,26 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 /**
  * Every Spring MVC error of server and worker as an RFC 9457 problem in {@code application/problem+json} with a
  * {@code code}: Spring MVC's own (404, 405, 415, unreadable bodies ...), {@code ErrorResponseException}s, and any
- * other exception as 500 {@code internal-error}. The server extends it with its own descriptions.
+ * other exception as 500 {@code internal-error}. The server extends it with its own descriptions. Spring MVC writes
+ * the bodies; {@link ProblemWriter} makes and completes them, as it does for the answers outside Spring MVC.
  */
 @RestControllerAdvice
 public class CodedProblemAdvice extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(CodedProblemAdvice.class);
 
-    /** A problem of {@code code} with this detail: title and {@code code} member from the code. */
-    public static ProblemDetail problem(ProblemCode code, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.status()), detail);
-        problem.setTitle(code.title());
-        problem.setProperty("code", code.wireCode());
-        return problem;
-    }
-
     @ExceptionHandler(Exception.class)
     ResponseEntity<Object> handleUnexpected(Exception ex, WebRequest request) {
         // Jetty refuses what it cannot decode (a query string such as "wait=%zz") when a parameter is first read,
         // with its own 4xx status: the client's mistake, not the server's.
         if (ex instanceof HttpException refused && refused.getCode() >= 400 && refused.getCode() < 500) {
-            ProblemDetail problem = problem(ProblemCode.forStatus(refused.getCode()),
+            ProblemDetail problem = ProblemWriter.problem(refused.getCode(),
                     "the request is malformed: " + refused.getReason());
             return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.valueOf(refused.getCode()),
                     request);
         }
         log.error("unexpected error answering {}", describeRequest(request), ex);
-        ProblemDetail problem = problem(ProblemCode.INTERNAL_ERROR,
+        ProblemDetail problem = ProblemWriter.problem(ProblemCode.INTERNAL_ERROR,
                 "the server failed to answer: " + ex.getClass().getSimpleName());
         return handleExceptionInternal(ex, problem, new HttpHeaders(), HttpStatus.INTERNAL_SERVER_ERROR, request);
     }
@@ -61,14 +54,7 @@ public class CodedProblemAdvice extends ResponseEntityExceptionHandler {
         withType.putAll(headers);
         if (body instanceof ProblemDetail problem) {
             withType.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-            if (problem.getTitle() == null) {
-                HttpStatus known = HttpStatus.resolve(status.value());
-                problem.setTitle(known != null ? known.getReasonPhrase() : "Error");
-            }
-            Object wire = problem.getProperties() == null ? null : problem.getProperties().get("code");
-            if (wire == null) {
-                problem.setProperty("code", ProblemCode.forStatus(status.value()).wireCode());
-            }
+            ProblemWriter.completed(problem);
         }
         return new ResponseEntity<>(body, withType, status);
     }

@@ -1,7 +1,6 @@
 package io.allsum.web;
 
 import io.allsum.model.Protocol;
-import io.allsum.model.problem.ProblemCode;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
@@ -9,10 +8,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 
-import tools.jackson.databind.json.JsonMapper;
-
 import java.nio.ByteBuffer;
-import java.util.Map;
 
 /**
  * Jetty's last-resort error answer (requests it refuses before any servlet runs: a malformed request line, a header
@@ -20,6 +16,12 @@ import java.util.Map;
  * ({@link WebSupportAutoConfiguration}). The detail names the status only: Jetty's messages may quote the request.
  */
 public class ProblemErrorHandler extends ErrorHandler {
+
+    private final ProblemWriter problems;
+
+    public ProblemErrorHandler(ProblemWriter problems) {
+        this.problems = problems;
+    }
 
     /** Requests the HTTP parser refused: the answer is written by the connection, from these bytes. */
     @Override
@@ -37,10 +39,8 @@ public class ProblemErrorHandler extends ErrorHandler {
         response.write(true, ByteBuffer.wrap(body), callback);
     }
 
-    static byte[] body(int status) {
-        Map<String, Object> members = ProblemCode.forStatus(status).members(
-                "the server refused the request with status " + status + " before reading it", null);
-        members.put("status", status); // forStatus maps an unusual status to a generic code; the status stays
-        return JsonMapper.shared().writeValueAsBytes(members);
+    private byte[] body(int status) {
+        return problems.body(ProblemWriter.problem(status,
+                "the server refused the request with status " + status + " before reading it"), null);
     }
 }

@@ -1,6 +1,5 @@
 package io.allsum.web;
 
-import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -8,7 +7,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.filter.OncePerRequestFilter;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 
@@ -18,10 +16,10 @@ import java.io.IOException;
  */
 public class TraceRefusalFilter extends OncePerRequestFilter {
 
-    private final JsonMapper json;
+    private final ProblemWriter problems;
 
-    public TraceRefusalFilter(JsonMapper json) {
-        this.json = json;
+    public TraceRefusalFilter(ProblemWriter problems) {
+        this.problems = problems;
     }
 
     @Override
@@ -31,11 +29,8 @@ public class TraceRefusalFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        response.setStatus(ProblemCode.METHOD_NOT_ALLOWED.status());
         response.setHeader(HttpHeaders.ALLOW, "GET, HEAD, POST, PUT, DELETE, OPTIONS");
-        response.setContentType(Protocol.PROBLEM_JSON);
-        response.setCharacterEncoding("UTF-8");
-        json.writeValue(response.getOutputStream(), ProblemCode.METHOD_NOT_ALLOWED.members(
-                "TRACE is not supported", request.getRequestURI()));
+        problems.write(request, response, ProblemWriter.problem(ProblemCode.METHOD_NOT_ALLOWED,
+                "TRACE is not supported"));
     }
 }

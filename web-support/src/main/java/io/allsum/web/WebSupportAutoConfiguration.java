@@ -15,8 +15,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The web layer server and worker share: {@link HttpLimitsProperties} ({@link ConnectionBounds}), and problem+json
- * for the requests Jetty refuses itself ({@link ProblemErrorHandler}), for the error page
+ * The web layer server and worker share: {@link HttpLimitsProperties} ({@link ConnectionBounds}), and problem+json,
+ * all of it written by the one {@link ProblemWriter}, for the requests Jetty refuses itself ({@link ProblemErrorHandler}), for the error page
  * ({@link ProblemErrorController}), for actuator's bodiless errors ({@link EmptyErrorBodyFilter}) and for TRACE
  * ({@link TraceRefusalFilter}).
  */
@@ -26,9 +26,15 @@ import tools.jackson.databind.json.JsonMapper;
 public class WebSupportAutoConfiguration {
 
     @Bean
-    WebServerFactoryCustomizer<JettyServletWebServerFactory> allsumJettyCustomizer(HttpLimitsProperties limits) {
+    ProblemWriter problemWriter(JsonMapper json) {
+        return new ProblemWriter(json);
+    }
+
+    @Bean
+    WebServerFactoryCustomizer<JettyServletWebServerFactory> allsumJettyCustomizer(HttpLimitsProperties limits,
+                                                                                   ProblemWriter problems) {
         return factory -> factory.addServerCustomizers(server -> {
-            server.setErrorHandler(new ProblemErrorHandler());
+            server.setErrorHandler(new ProblemErrorHandler(problems));
             ConnectionBounds.apply(server, limits);
         });
     }
@@ -41,24 +47,24 @@ public class WebSupportAutoConfiguration {
     }
 
     @Bean
-    ProblemErrorController problemErrorController(JsonMapper json) {
-        return new ProblemErrorController(json);
+    ProblemErrorController problemErrorController(ProblemWriter problems) {
+        return new ProblemErrorController(problems);
     }
 
     /** Ahead of the token checks: a TRACE is refused the same way with or without a token. */
     @Bean
-    FilterRegistrationBean<TraceRefusalFilter> traceRefusalFilter(JsonMapper json) {
+    FilterRegistrationBean<TraceRefusalFilter> traceRefusalFilter(ProblemWriter problems) {
         FilterRegistrationBean<TraceRefusalFilter> registration =
-                new FilterRegistrationBean<>(new TraceRefusalFilter(json));
+                new FilterRegistrationBean<>(new TraceRefusalFilter(problems));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
         registration.addUrlPatterns("/*");
         return registration;
     }
 
     @Bean
-    FilterRegistrationBean<EmptyErrorBodyFilter> emptyErrorBodyFilter(JsonMapper json) {
+    FilterRegistrationBean<EmptyErrorBodyFilter> emptyErrorBodyFilter(ProblemWriter problems) {
         FilterRegistrationBean<EmptyErrorBodyFilter> registration =
-                new FilterRegistrationBean<>(new EmptyErrorBodyFilter(json));
+                new FilterRegistrationBean<>(new EmptyErrorBodyFilter(problems));
         registration.addUrlPatterns(EmptyErrorBodyFilter.PATHS);
         return registration;
     }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -39,6 +40,11 @@ class HttpBoundsTest {
         @PostMapping("/things")
         Map<String, Object> post(@RequestBody Map<String, Object> body) {
             return body;
+        }
+
+        @GetMapping("/fails")
+        void fails() {
+            throw new IllegalStateException("a bug");
         }
     }
 
@@ -153,5 +159,32 @@ class HttpBoundsTest {
         assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
         assertThat(answer.body()).contains("\"code\":\"not-found\"");
+    }
+
+    /** The same members and order whoever writes the problem: the advice, a filter, the error page, Jetty. */
+    @Test
+    void everyWriterGivesTheOneProblemShape() throws Exception {
+        String base = "http://127.0.0.1:" + port;
+        HttpResponse<String> bug = send(HttpRequest.newBuilder(URI.create(base + "/fails")));
+        ProblemShape.assertShape(bug.body(), 500, "internal-error", "/fails");
+        HttpResponse<String> unknown = send(HttpRequest.newBuilder(URI.create(base + "/nothing")));
+        ProblemShape.assertShape(unknown.body(), 404, "not-found", "/nothing");
+        HttpResponse<String> unreadable = send(HttpRequest.newBuilder(URI.create(base + "/things"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{")));
+        ProblemShape.assertShape(unreadable.body(), 400, "invalid-request", "/things");
+        HttpResponse<String> trace = send(HttpRequest.newBuilder(URI.create(base + "/things"))
+                .method("TRACE", HttpRequest.BodyPublishers.noBody()));
+        ProblemShape.assertShape(trace.body(), 405, "method-not-allowed", "/things");
+        HttpResponse<String> health = send(HttpRequest.newBuilder(URI.create(base + "/actuator/health/nothing")));
+        ProblemShape.assertShape(health.body(), 404, "not-found", "/actuator/health/nothing");
+        HttpResponse<String> error = send(HttpRequest.newBuilder(URI.create(base + "/error")));
+        ProblemShape.assertShape(error.body(), 404, "not-found", "/error");
+        try (Socket socket = RawConnections.open(port)) {
+            socket.getOutputStream().write("GET /a%2Fb HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400").contains("application/problem+json");
+            ProblemShape.assertShape(answer.substring(answer.indexOf("\r\n\r\n") + 4), 400, "invalid-request", null);
+        }
     }
 }

@@ -12,8 +12,11 @@ public final class DashboardPaths {
     public static final String API = ROOT + "/api";
     public static final String GROUPS = API + "/groups";
 
-    /** The only paths served without a token: an exact list, so that nothing else under /dashboard opens up. */
-    private static final Set<String> PUBLIC = Set.of(ROOT, ROOT + "/", ROOT + "/index.html", ROOT + "/app.js",
+    /**
+     * The only paths served without a token: an exact list, so that nothing else under /dashboard opens up; "/" is a
+     * redirect to the page.
+     */
+    private static final Set<String> PUBLIC = Set.of("/", ROOT, ROOT + "/", ROOT + "/index.html", ROOT + "/app.js",
             ROOT + "/app.css", ROOT + "/favicon.svg");
 
     private DashboardPaths() {

@@ -27,6 +27,7 @@ class DashboardWebConfig implements WebMvcConfigurer {
 
     @Override
     public void addViewControllers(ViewControllerRegistry registry) {
+        registry.addRedirectViewController("/", DashboardPaths.ROOT + "/"); // a browser pointed at the server
         registry.addRedirectViewController(DashboardPaths.ROOT, DashboardPaths.ROOT + "/");
         registry.addViewController(DashboardPaths.ROOT + "/").setViewName("forward:" + DashboardPaths.ROOT + "/index.html");
     }

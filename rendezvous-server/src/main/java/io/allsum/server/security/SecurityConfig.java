@@ -1,36 +1,44 @@
 package io.allsum.server.security;
 
-import io.allsum.model.security.BearerToken;
-import io.allsum.server.web.ProblemWriter;
+import io.allsum.server.dashboard.DashboardPaths;
+import io.allsum.web.BearerTokenFilter;
+import io.allsum.web.ProblemWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 
-/** Installs the bearer-token check in front of everything when {@code allsum.security.token} is set. */
+/**
+ * The server's bearer-token check ({@code allsum.security.token}): open are {@code /actuator/health} (and below) and
+ * the dashboard's static files (page, script, style: no data; {@link DashboardPaths}). The join endpoint, in front of
+ * the servlet filters, asks the same filter.
+ */
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfig {
 
-    /** First of the filters: nothing reads a request before its token is checked. */
-    public static final int TOKEN_ORDER = Ordered.HIGHEST_PRECEDENCE + 10;
+    private static final String OPEN_PATH = "/actuator/health";
 
     private static final Logger log = LoggerFactory.getLogger(SecurityConfig.class);
 
     @Bean
-    FilterRegistrationBean<BearerTokenFilter> bearerTokenFilter(SecurityProperties security, ProblemWriter problems) {
-        FilterRegistrationBean<BearerTokenFilter> registration = new FilterRegistrationBean<>();
-        if (security.tokenConfigured()) {
-            registration.setFilter(new BearerTokenFilter(BearerToken.of(security.token()), problems));
+    BearerTokenFilter bearerTokenFilter(SecurityProperties security, ProblemWriter problems) {
+        BearerTokenFilter filter = new BearerTokenFilter(security.token(), "allsum", "this server",
+                SecurityConfig::isOpen, problems);
+        if (filter.required()) {
             log.info("bearer token required on every path but /actuator/health");
         } else {
-            registration.setEnabled(false);
-            registration.setFilter(new BearerTokenFilter(BearerToken.of("unused"), problems));
             log.warn("no token configured (ALLSUM_TOKEN or allsum.security.token): the server accepts anyone");
         }
-        registration.setOrder(TOKEN_ORDER);
-        registration.addUrlPatterns("/*");
-        return registration;
+        return filter;
+    }
+
+    @Bean
+    FilterRegistrationBean<BearerTokenFilter> bearerTokenFilterRegistration(BearerTokenFilter filter) {
+        return filter.registration();
+    }
+
+    static boolean isOpen(String path) {
+        return path.equals(OPEN_PATH) || path.startsWith(OPEN_PATH + "/") || DashboardPaths.isPublic(path);
     }
 }

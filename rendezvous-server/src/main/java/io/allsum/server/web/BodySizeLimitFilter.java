@@ -1,6 +1,7 @@
 package io.allsum.server.web;
 
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.web.ProblemWriter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -40,8 +41,8 @@ public class BodySizeLimitFilter extends OncePerRequestFilter {
             } else {
                 response.setHeader(HttpHeaders.CONNECTION, "close");
             }
-            problems.write(request, response, ProblemCode.BODY_TOO_LARGE,
-                    "the request body has " + declared + " bytes; the limit is " + limitBytes + " bytes");
+            problems.write(request, response, ProblemWriter.problem(ProblemCode.BODY_TOO_LARGE,
+                    "the request body has " + declared + " bytes; the limit is " + limitBytes + " bytes"));
             return;
         }
         LimitedRequest limited = new LimitedRequest(request, limitBytes);

@@ -1,13 +1,18 @@
 package io.allsum.server.web;
 
+import io.allsum.web.ProblemWriter;
 import jakarta.servlet.http.HttpServletResponse;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.web.ErrorResponse;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -22,6 +27,19 @@ public record HttpAnswer(int status, List<String> headers, byte[] body) {
         if (headers.size() % 2 != 0) {
             throw new IllegalArgumentException("headers come in name/value pairs: " + headers);
         }
+    }
+
+    /** {@code problem} as a complete answer, its headers included, for paths that write without the servlet API. */
+    public static HttpAnswer problem(ProblemWriter problems, String instance, ErrorResponse problem) {
+        List<String> headers = new ArrayList<>();
+        problem.getHeaders().forEach((name, values) -> values.forEach(value -> {
+            headers.add(name);
+            headers.add(value);
+        }));
+        headers.add(HttpHeaders.CONTENT_TYPE);
+        headers.add(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        byte[] body = problems.body(problem.getBody(), instance);
+        return new HttpAnswer(problem.getBody().getStatus(), headers, body);
     }
 
     /** Writes and flushes the answer; the caller completes the request (or the container does). */

@@ -3,6 +3,7 @@ package io.allsum.server.web;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.server.problem.ProblemException;
 import io.allsum.web.CodedProblemAdvice;
+import io.allsum.web.ProblemWriter;
 import org.springframework.beans.TypeMismatchException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -38,10 +39,10 @@ public class ProblemDetailsAdvice extends CodedProblemAdvice {
                                                                   HttpHeaders headers, HttpStatusCode status,
                                                                   WebRequest request) {
         if (causeOf(ex, BodyTooLargeException.class) instanceof BodyTooLargeException tooLarge) {
-            ProblemDetail problem = problem(ProblemCode.BODY_TOO_LARGE, tooLarge.getMessage());
+            ProblemDetail problem = ProblemWriter.problem(ProblemCode.BODY_TOO_LARGE, tooLarge.getMessage());
             return handleExceptionInternal(ex, problem, headers, HttpStatus.CONTENT_TOO_LARGE, request);
         }
-        ProblemDetail problem = problem(ProblemCode.INVALID_REQUEST, describe(ex));
+        ProblemDetail problem = ProblemWriter.problem(ProblemCode.INVALID_REQUEST, describe(ex));
         problem.setTitle(MALFORMED_BODY_TITLE);
         return handleExceptionInternal(ex, problem, headers, HttpStatus.BAD_REQUEST, request);
     }
@@ -51,7 +52,7 @@ public class ProblemDetailsAdvice extends CodedProblemAdvice {
                                                         HttpStatusCode status, WebRequest request) {
         String name = ex.getPropertyName() != null ? ex.getPropertyName() : "parameter";
         String expected = ex.getRequiredType() != null ? ex.getRequiredType().getSimpleName() : "another type";
-        ProblemDetail problem = problem(ProblemCode.INVALID_REQUEST, "parameter '" + name
+        ProblemDetail problem = ProblemWriter.problem(ProblemCode.INVALID_REQUEST, "parameter '" + name
                 + "' must be " + (expected.equals("Integer") ? "an integer" : "of type " + expected) + ", got '"
                 + ex.getValue() + "'");
         problem.setTitle("Invalid parameter");

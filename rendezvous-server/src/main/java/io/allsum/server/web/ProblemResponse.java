@@ -2,7 +2,7 @@ package io.allsum.server.web;
 
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.server.problem.ProblemException;
-import io.allsum.web.CodedProblemAdvice;
+import io.allsum.web.ProblemWriter;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
@@ -39,7 +39,14 @@ public final class ProblemResponse implements ErrorResponse {
 
     /** A problem of {@code code} with this detail; alone, for a problem only the web layer has. */
     public static ProblemResponse of(ProblemCode code, String detail) {
-        return new ProblemResponse(code, CodedProblemAdvice.problem(code, detail));
+        return new ProblemResponse(code, ProblemWriter.problem(code, detail));
+    }
+
+    /** {@code answer} (body and headers) as a problem of {@code code}, for a problem web-support made. */
+    public static ProblemResponse of(ProblemCode code, ErrorResponse answer) {
+        ProblemResponse response = new ProblemResponse(code, answer.getBody());
+        response.headers.putAll(answer.getHeaders());
+        return response;
     }
 
     /** {@code Retry-After}: the earliest time a retry can succeed, in whole seconds (at least 1). */

@@ -43,6 +43,14 @@ class DashboardHttpTest {
     }
 
     @Test
+    void theServersRootRedirectsToThePageWithoutAToken() {
+        HttpResponse<String> root = new RendezvousHttp(port).get("/");
+        assertThat(root.statusCode()).isEqualTo(302);
+        assertThat(root.headers().firstValue("Location")).hasValueSatisfying(
+                location -> assertThat(location).endsWith("/dashboard/"));
+    }
+
+    @Test
     void theDataAndAnyOtherPathUnderDashboardNeedTheToken() {
         RendezvousHttp anonymous = new RendezvousHttp(port);
         for (String path : List.of("/dashboard/api/groups", "/dashboard/secret.txt", "/dashboard/api/../api/groups",

@@ -2,6 +2,7 @@ package io.allsum.server.security;
 
 import io.allsum.server.rendezvous.RendezvousHttp;
 import io.allsum.server.rendezvous.RendezvousServerTest;
+import io.allsum.web.ProblemShape;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
@@ -41,8 +42,11 @@ class BearerTokenAndLimitsTest {
                     .hasValueSatisfying(value -> assertThat(value).startsWith("Bearer"));
             assertThat(response.headers().firstValue("Content-Type")).as(path)
                     .hasValueSatisfying(value -> assertThat(value).startsWith("application/problem+json"));
+            ProblemShape.assertShape(response.body(), 401, "unauthorized", path);
         }
-        assertThat(anonymous.join(ring("anon", 0, 1, "w0"), 0).statusCode()).isEqualTo(401);
+        HttpResponse<String> join = anonymous.join(ring("anon", 0, 1, "w0"), 0);
+        assertThat(join.statusCode()).isEqualTo(401);
+        ProblemShape.assertShape(join.body(), 401, "unauthorized", "/rendezvous");
         assertThat(anonymous.get("/actuator/health").statusCode()).isEqualTo(200);
     }
 

@@ -1,8 +1,6 @@
 package io.allsum.model.problem;
 
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -67,23 +65,6 @@ public enum ProblemCode {
     /** The {@code code} member on the wire, in kebab case ({@code rank-held}). */
     public String wireCode() {
         return wireCode;
-    }
-
-    /**
-     * The RFC 9457 members of a problem of this kind, in wire order: type, title, status, detail, instance (left out
-     * when null) and code. Servers and workers write every problem they make outside Spring MVC from these.
-     */
-    public Map<String, Object> members(String detail, String instance) {
-        Map<String, Object> members = new LinkedHashMap<>();
-        members.put("type", "about:blank");
-        members.put("title", title);
-        members.put("status", status);
-        members.put("detail", detail);
-        if (instance != null) {
-            members.put("instance", instance);
-        }
-        members.put("code", wireCode);
-        return members;
     }
 
     /** The code for a wire value; empty for null or a code this version does not know. */

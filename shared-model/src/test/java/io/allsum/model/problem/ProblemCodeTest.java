@@ -17,15 +17,6 @@ class ProblemCodeTest {
     }
 
     @Test
-    void membersAreTheRfc9457OnesPlusTheCode() {
-        assertThat(ProblemCode.UNAUTHORIZED.members("no token", "/jobs")).containsExactly(
-                java.util.Map.entry("type", "about:blank"), java.util.Map.entry("title", "Unauthorized"),
-                java.util.Map.entry("status", 401), java.util.Map.entry("detail", "no token"),
-                java.util.Map.entry("instance", "/jobs"), java.util.Map.entry("code", "unauthorized"));
-        assertThat(ProblemCode.NOT_FOUND.members("x", null)).doesNotContainKey("instance");
-    }
-
-    @Test
     void unknownCodesAreEmptySoThatNewerServersDoNotBreakOlderClients() {
         assertThat(ProblemCode.fromWire("a-code-from-the-future")).isEmpty();
         assertThat(ProblemCode.fromWire(null)).isEmpty();

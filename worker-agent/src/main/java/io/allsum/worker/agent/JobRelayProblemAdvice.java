@@ -2,9 +2,9 @@ package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClientException;
 import io.allsum.model.problem.ProblemCode;
+import io.allsum.web.ProblemWriter;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -25,10 +25,7 @@ public class JobRelayProblemAdvice {
         ProblemDetail problem;
         if (e.status() == 0) {
             ProblemCode code = e.timedOut() ? ProblemCode.GATEWAY_TIMEOUT : ProblemCode.BAD_GATEWAY;
-            problem = ProblemDetail.forStatusAndDetail(HttpStatus.valueOf(code.status()),
-                    "rendezvous server: " + e.getMessage());
-            problem.setTitle(code.title());
-            problem.setProperty("code", code.wireCode());
+            problem = ProblemWriter.problem(code, "rendezvous server: " + e.getMessage());
         } else {
             problem = ProblemDetail.forStatus(e.status());
             problem.setTitle(e.title());
@@ -41,6 +38,6 @@ public class JobRelayProblemAdvice {
                         .map(v -> Map.of("field", v.field(), "message", v.message())).toList());
             }
         }
-        return ResponseEntity.status(problem.getStatus()).body(problem);
+        return ResponseEntity.status(problem.getStatus()).body(ProblemWriter.completed(problem));
     }
 }

@@ -65,7 +65,7 @@ public class WorkerAgent implements SmartLifecycle {
             EnumSet.of(ProblemCode.INVALID_REQUEST, ProblemCode.UNAUTHORIZED, ProblemCode.BODY_TOO_LARGE);
     /**
      * Answers meaning this generation (or this worker's place in it) is gone; the generic codes cover answers
-     * without a code of their own (an older server, a proxy), as their status alone meant before codes existed.
+     * without a code of their own (a proxy's, a server that sends none), read by their status alone.
      */
     private static final Set<ProblemCode> GENERATION_GONE = EnumSet.of(ProblemCode.UNKNOWN_GROUP,
             ProblemCode.GROUP_CLOSED, ProblemCode.NOT_A_MEMBER, ProblemCode.GENERATION_FAILED,

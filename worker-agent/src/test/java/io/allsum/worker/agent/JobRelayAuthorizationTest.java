@@ -1,6 +1,8 @@
 package io.allsum.worker.agent;
 
 import io.allsum.client.AllsumClient;
+import io.allsum.web.ProblemShape;
+import io.allsum.worker.security.WorkerSecurityConfig;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
@@ -22,7 +24,7 @@ import static org.mockito.Mockito.when;
  * The token is checked before the body is read, and the scheme in any case.
  */
 @WebMvcTest(JobRelayController.class)
-@Import(JobRelayControllerTest.WorkerSettings.class)
+@Import({JobRelayControllerTest.WorkerSettings.class, WorkerSecurityConfig.class})
 @TestPropertySource(properties = {"allsum.worker.group=relay-g", "allsum.worker.rank=0",
         "allsum.worker.world-size=2", "allsum.worker.token=s3cret"})
 class JobRelayAuthorizationTest {
@@ -41,6 +43,13 @@ class JobRelayAuthorizationTest {
                 .hasContentType("application/problem+json")
                 .bodyJson().extractingPath("$.code").isEqualTo("unauthorized");
         verify(client, never()).submitJob(anyString(), any());
+    }
+
+    @Test
+    void theRefusalHasTheOneProblemShape() throws Exception {
+        var answer = mvc.get().uri("/jobs/j-1").exchange();
+        ProblemShape.assertShape(answer.getResponse().getContentAsString(java.nio.charset.StandardCharsets.UTF_8), 401,
+                "unauthorized", "/jobs/j-1");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.allsum.worker.agent;
 
+import io.allsum.web.ProblemShape;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumClientException;
 import io.allsum.model.CollectiveOp;
@@ -97,7 +98,7 @@ class JobRelayControllerTest {
     }
 
     @Test
-    void unreachableServerIsABadGateway() {
+    void unreachableServerIsABadGateway() throws Exception {
         when(client.submitJob(eq("relay-g"), any())).thenThrow(new AllsumClientException(0, "Unreachable",
                 "connection refused: rdv:8080", false, null));
 
@@ -105,6 +106,9 @@ class JobRelayControllerTest {
                 .hasStatus(502)
                 .hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .bodyJson().extractingPath("$.code").isEqualTo("bad-gateway");
+        ProblemShape.assertShape(mvc.post().uri("/jobs").contentType(MediaType.APPLICATION_JSON).content("{}")
+                .exchange().getResponse().getContentAsString(java.nio.charset.StandardCharsets.UTF_8), 502,
+                "bad-gateway", "/jobs");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.allsum.worker.it;
 
+import io.allsum.web.ProblemShape;
 import io.allsum.web.RawConnections;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,7 +57,7 @@ class WorkerHttpIT {
         assertThat(answer.statusCode()).as(answer.uri() + " " + answer.body()).isEqualTo(status);
         assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
-        assertThat(answer.body()).contains("\"code\":\"" + code + "\"");
+        ProblemShape.assertShape(answer.body(), status, code, answer.uri().getRawPath());
     }
 
     @Test

@@ -6,6 +6,8 @@ import org.springframework.mock.web.MockFilterChain;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
+import io.allsum.web.BearerTokenFilter;
+import io.allsum.web.ProblemWriter;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.net.URI;
@@ -13,7 +15,7 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Only the liveness and readiness probes are open when the worker holds a token. */
+/** Only the liveness and readiness probes are open when the worker holds a token (web-support's filter as the worker sets it). */
 class WorkerTokenFilterTest {
 
     private static WorkerProperties props(String token) {
@@ -22,7 +24,7 @@ class WorkerTokenFilterTest {
                 Duration.ofSeconds(60), Duration.ofSeconds(10), 10, "127.0.0.1", null, true);
     }
 
-    private static int status(WorkerTokenFilter filter, String path, String authorization) throws Exception {
+    private static int status(BearerTokenFilter filter, String path, String authorization) throws Exception {
         MockHttpServletRequest request = new MockHttpServletRequest("GET", path);
         request.setServletPath(path);
         if (authorization != null) {
@@ -36,7 +38,7 @@ class WorkerTokenFilterTest {
 
     @Test
     void metricsDetailedHealthAndEverythingElseNeedTheToken() throws Exception {
-        WorkerTokenFilter filter = new WorkerTokenFilter(props("s3cret"), JsonMapper.shared());
+        BearerTokenFilter filter = WorkerSecurityConfig.tokenFilter(props("s3cret"), new ProblemWriter(JsonMapper.shared()));
         for (String path : new String[]{"/actuator/prometheus", "/actuator/health", "/actuator/health/communicator",
                 "/actuator/info", "/jobs", "/error", "/actuator/health/liveness/../../prometheus"}) {
             assertThat(status(filter, path, null)).as(path).isEqualTo(401);
@@ -46,19 +48,19 @@ class WorkerTokenFilterTest {
 
     @Test
     void livenessAndReadinessProbesAreOpen() throws Exception {
-        WorkerTokenFilter filter = new WorkerTokenFilter(props("s3cret"), JsonMapper.shared());
+        BearerTokenFilter filter = WorkerSecurityConfig.tokenFilter(props("s3cret"), new ProblemWriter(JsonMapper.shared()));
         assertThat(status(filter, "/actuator/health/liveness", null)).isEqualTo(200);
         assertThat(status(filter, "/actuator/health/readiness", null)).isEqualTo(200);
     }
 
     @Test
     void withoutATokenTheWorkerIsOpenLikeTheServer() throws Exception {
-        assertThat(status(new WorkerTokenFilter(props(null), JsonMapper.shared()), "/actuator/prometheus", null)).isEqualTo(200);
+        assertThat(status(WorkerSecurityConfig.tokenFilter(props(null), new ProblemWriter(JsonMapper.shared())), "/actuator/prometheus", null)).isEqualTo(200);
     }
 
     @Test
     void theSchemeInAnyCaseThenSpacesButNotATab() throws Exception {
-        WorkerTokenFilter filter = new WorkerTokenFilter(props("s3cret"), JsonMapper.shared());
+        BearerTokenFilter filter = WorkerSecurityConfig.tokenFilter(props("s3cret"), new ProblemWriter(JsonMapper.shared()));
         assertThat(status(filter, "/jobs", "bearer s3cret")).isEqualTo(200);
         assertThat(status(filter, "/jobs", "BEARER   s3cret")).isEqualTo(200);
         assertThat(status(filter, "/jobs", "Bearer\ts3cret")).isEqualTo(401);

@@ -6,19 +6,19 @@ import io.allsum.server.rendezvous.JoinMeterOutcome;
 import io.allsum.server.rendezvous.RendezvousMeters;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.rendezvous.RendezvousRegistry;
+import io.allsum.client.GzipBodies;
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.JoinRequestValidator;
-import io.allsum.model.security.BearerToken;
 import io.allsum.server.problem.ProblemException;
-import io.allsum.server.security.BearerTokenFilter;
 import io.allsum.server.web.BodySizeLimitFilter;
 import io.allsum.server.web.HttpAnswer;
 import io.allsum.server.web.LongPollWait;
 import io.allsum.server.web.ProblemDetailsAdvice;
 import io.allsum.server.web.ProblemResponse;
-import io.allsum.server.web.ProblemWriter;
+import io.allsum.web.BearerTokenFilter;
+import io.allsum.web.ProblemWriter;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
@@ -31,6 +31,7 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.web.ErrorResponse;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -69,15 +70,15 @@ final class JoinHandler extends Handler.Wrapper {
     private final ProblemWriter problems;
     private final RendezvousMeters meters;
     private final JsonMapper json;
-    private final BearerToken token;
+    private final BearerTokenFilter tokens;
     private final String epoch;
     private final long maxBody;
     private final long bodyTimeoutMillis;
 
-    /** @param token null when the server takes requests without one */
+    /** @param tokens the servlet application's token check, asked here too */
     JoinHandler(String contextPath, RendezvousRegistry registry, RendezvousProperties properties,
                 JoinResponses answers, ProblemWriter problems, RendezvousMeters meters, JsonMapper json,
-                BearerToken token, String epoch) {
+                BearerTokenFilter tokens, String epoch) {
         this.path = contextPath + Protocol.RENDEZVOUS_PATH;
         this.registry = registry;
         this.properties = properties;
@@ -86,7 +87,7 @@ final class JoinHandler extends Handler.Wrapper {
         this.problems = problems;
         this.meters = meters;
         this.json = json;
-        this.token = token;
+        this.tokens = tokens;
         this.epoch = epoch;
         this.maxBody = properties.maxBodySize().toBytes();
         this.bodyTimeoutMillis = properties.bodyTimeout().toMillis();
@@ -98,13 +99,10 @@ final class JoinHandler extends Handler.Wrapper {
             return super.handle(request, response, callback);
         }
         response.getHeaders().put(Protocol.EPOCH_HEADER, epoch);
-        if (token != null) {
-            ProblemResponse refused = BearerTokenFilter.refusal(token.check(
-                    request.getHeaders().get(HttpHeader.AUTHORIZATION)));
-            if (refused != null) {
-                refuse(request, response, callback, refused, false); // an unauthenticated body is never read
-                return true;
-            }
+        ErrorResponse unauthorized = tokens.refusal(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+        if (unauthorized != null) { // an unauthenticated body is never read
+            refuse(request, response, callback, ProblemResponse.of(ProblemCode.UNAUTHORIZED, unauthorized), false);
+            return true;
         }
         if (!HttpMethod.POST.is(request.getMethod())) {
             ProblemResponse refused = ProblemResponse.of(ProblemCode.METHOD_NOT_ALLOWED, "method "
@@ -139,8 +137,13 @@ final class JoinHandler extends Handler.Wrapper {
         return true;
     }
 
-    /** How a join is answered. */
-    record Settings(Duration waitFor, boolean rankView, boolean gzip) {
+    /**
+     * How a join is read and answered.
+     *
+     * @param gzipBody the body is sent with {@code Content-Encoding: gzip}
+     * @param gzip     the answer may be gzipped
+     */
+    record Settings(Duration waitFor, boolean rankView, boolean gzip, boolean gzipBody) {
     }
 
     /** A POST's join settings, or the problem of a request that is not a join. */
@@ -156,6 +159,7 @@ final class JoinHandler extends Handler.Wrapper {
             throw new ProblemException(ProblemCode.UNSUPPORTED_MEDIA_TYPE, "a join's Content-Type must be "
                     + "application/json, got " + (contentType == null ? "none" : "'" + oneLine(contentType) + "'"));
         }
+        boolean gzipBody = gzipBody(headers.getValuesList(HttpHeader.CONTENT_ENCODING));
         List<String> accept = headers.getValuesList(HttpHeader.ACCEPT);
         if (!acceptsJson(accept)) {
             throw new ProblemException(ProblemCode.NOT_ACCEPTABLE, "a join is answered with application/json, "
@@ -182,7 +186,22 @@ final class JoinHandler extends Handler.Wrapper {
         boolean gzip = !rankView && AcceptEncoding.allowsGzip(
                 Collections.enumeration(headers.getValuesList(HttpHeader.ACCEPT_ENCODING)));
         return new Settings(LongPollWait.resolve(waitSeconds, properties.defaultWait(), properties.maxWait()),
-                rankView, gzip);
+                rankView, gzip, gzipBody);
+    }
+
+    /** True for a gzip body, false for identity; another coding, or several, is refused (RFC 9110, 15.5.16). */
+    private static boolean gzipBody(List<String> contentEncoding) {
+        List<String> codings = contentEncoding.stream().flatMap(line -> java.util.Arrays.stream(line.split(",")))
+                .map(coding -> coding.strip().toLowerCase(Locale.ROOT))
+                .filter(coding -> !coding.isEmpty() && !coding.equals("identity")).toList();
+        if (codings.isEmpty()) {
+            return false;
+        }
+        if (codings.size() == 1 && (codings.getFirst().equals("gzip") || codings.getFirst().equals("x-gzip"))) {
+            return true;
+        }
+        throw new ProblemException(ProblemCode.UNSUPPORTED_MEDIA_TYPE, "a join's Content-Encoding must be gzip or "
+                + "identity, got '" + oneLine(String.join(", ", contentEncoding)) + "'");
     }
 
     /** The parameter's one value, null when absent. */
@@ -274,7 +293,21 @@ final class JoinHandler extends Handler.Wrapper {
         }
     }
 
-    private void serve(Request request, Response response, Callback callback, Settings settings, byte[] body) {
+    private void serve(Request request, Response response, Callback callback, Settings settings, byte[] sent) {
+        byte[] body = sent;
+        if (settings.gzipBody() && sent.length > 0) {
+            try {
+                body = GzipBodies.inflate(sent, maxBody);
+            } catch (GzipBodies.TooLarge e) {
+                respondProblem(response, callback, ProblemResponse.of(ProblemCode.BODY_TOO_LARGE, "the gzip body "
+                        + "inflates past the limit of " + maxBody + " bytes"), true, false);
+                return;
+            } catch (IOException e) {
+                respondProblem(response, callback, malformed("the body is sent with Content-Encoding: gzip but is "
+                        + "not gzip (" + e.getMessage() + ")"), true, false);
+                return;
+            }
+        }
         if (body.length == 0) {
             respondProblem(response, callback, malformed("a JSON body is required"), true, false);
             return;
@@ -349,12 +382,12 @@ final class JoinHandler extends Handler.Wrapper {
             } else {
                 ProblemException problem = JoinResponses.problem(error);
                 code = problem.code();
-                out = problems.answer(path, problem);
+                out = HttpAnswer.problem(problems, path, ProblemResponse.of(problem));
             }
         } catch (RuntimeException e) {
             log.error("answer to rank {} of group '{}' not made", command.rank(), command.group(), e);
             code = ProblemCode.INTERNAL_ERROR;
-            out = problems.answer(path, ProblemResponse.of(code, "the server failed to answer: "
+            out = HttpAnswer.problem(problems, path, ProblemResponse.of(code, "the server failed to answer: "
                     + e.getClass().getSimpleName()));
         }
         meters.joinAnswered(JoinMeterOutcome.of(out.status(), code));
@@ -419,6 +452,6 @@ final class JoinHandler extends Handler.Wrapper {
         if (close) {
             response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
         }
-        problems.answer(path, problem).writeTo(response, callback);
+        HttpAnswer.problem(problems, path, problem).writeTo(response, callback);
     }
 }

@@ -4,9 +4,8 @@ import io.allsum.server.rendezvous.RendezvousMeters;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.rendezvous.RendezvousRegistry;
 import io.allsum.server.rendezvous.ServerEpoch;
-import io.allsum.model.security.BearerToken;
-import io.allsum.server.security.SecurityProperties;
-import io.allsum.server.web.ProblemWriter;
+import io.allsum.web.BearerTokenFilter;
+import io.allsum.web.ProblemWriter;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -21,10 +20,10 @@ class JoinHandlerInstaller implements WebServerFactoryCustomizer<JettyServletWeb
 
     JoinHandlerInstaller(@Value("${server.servlet.context-path:}") String contextPath,
                          RendezvousRegistry registry, RendezvousProperties properties, JoinResponses answers,
-                         ProblemWriter problems, RendezvousMeters meters, JsonMapper json, SecurityProperties security,
+                         ProblemWriter problems, RendezvousMeters meters, JsonMapper json, BearerTokenFilter tokens,
                          ServerEpoch epoch) {
         this.handler = new JoinHandler(contextPath, registry, properties, answers, problems, meters, json,
-                security.tokenConfigured() ? BearerToken.of(security.token()) : null, epoch.id());
+                tokens, epoch.id());
     }
 
     @Override

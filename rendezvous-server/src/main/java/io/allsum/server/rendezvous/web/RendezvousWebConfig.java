@@ -2,7 +2,7 @@ package io.allsum.server.rendezvous.web;
 
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.web.BodySizeLimitFilter;
-import io.allsum.server.web.ProblemWriter;
+import io.allsum.web.ProblemWriter;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

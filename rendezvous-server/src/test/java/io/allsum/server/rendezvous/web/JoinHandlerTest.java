@@ -171,4 +171,32 @@ class JoinHandlerTest extends RendezvousHttpTestBase {
         out.write(request.getBytes(StandardCharsets.US_ASCII));
         out.flush();
     }
+
+    private HttpResponse<String> postEncoded(String contentEncoding, byte[] body) {
+        return http.send(http.builder("/rendezvous?wait=0").header("Content-Type", "application/json")
+                .header("Content-Encoding", contentEncoding).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
+    }
+
+    private static byte[] joinJson(String group) {
+        return RendezvousHttp.JSON.writeValueAsBytes(RendezvousHttp.joinBody(ring(group, 0, 1, "w0")));
+    }
+
+    @Test
+    void aGzipBodyIsInflatedAndAPlainOneDeclaredGzipIsRefused() throws IOException {
+        java.io.ByteArrayOutputStream gzip = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gzip)) {
+            out.write(joinJson("gzip-sent"));
+        }
+        assertThat(postEncoded("gzip", gzip.toByteArray()).statusCode()).isEqualTo(200);
+
+        HttpResponse<String> plain = postEncoded("gzip", joinJson("gzip-claimed"));
+        JsonNode refused = problem(plain, 400);
+        assertThat(refused.path("code").stringValue()).isEqualTo("invalid-request");
+        assertThat(refused.path("detail").stringValue()).contains("Content-Encoding: gzip").contains("not gzip");
+        assertThat(http.get("/rendezvous/gzip-claimed").statusCode()).isEqualTo(404);
+
+        assertThat(problem(postEncoded("br", joinJson("brotli")), 415).path("detail").stringValue())
+                .contains("Content-Encoding");
+        http.delete("/rendezvous/gzip-sent");
+    }
 }
