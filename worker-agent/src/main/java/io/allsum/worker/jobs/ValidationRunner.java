@@ -12,9 +12,9 @@ import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.SuspectFinder;
-import io.allsum.worker.comm.CommBuffer;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.host.HostReduction;
+import io.allsum.comm.CommBuffer;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.host.HostReduction;
 
 import java.lang.foreign.Arena;
 import java.lang.management.CompilationMXBean;
