@@ -1,24 +1,22 @@
-package io.allsum.worker.agent;
+package io.allsum.comm.join;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Maps the environment variables users already set onto {@code allsum.worker.*} names. For each setting the first
+ * Maps the environment variables users already set onto allsum's setting names (the worker's
+ * {@code allsum.worker.*} properties, the library's {@code Allsum.init()}). For each setting the first
  * variable present wins: ALLSUM_* before torchrun's (RANK, WORLD_SIZE, LOCAL_RANK) before MLX's (MLX_RANK,
  * MLX_WORLD_SIZE) before the schedulers': Slurm's srun (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID) and a Kubernetes
- * Indexed Job's JOB_COMPLETION_INDEX (a rank only: the world size comes from the manifest). Explicit {@code allsum.worker.*} properties beat all of them (see
- * {@link WorkerEnvironmentPostProcessor}).
+ * Indexed Job's JOB_COMPLETION_INDEX (a rank only: the world size comes from the manifest). In the worker, explicit {@code allsum.worker.*} properties beat all of them.
  */
-public final class WorkerEnvironmentAliases {
+public final class EnvironmentAliases {
 
-    static final String PREFIX = "allsum.worker.";
-
-    /** Property name (without prefix) to the variables that may supply it, in precedence order. */
+    /** Setting name to the variables that may supply it, in precedence order. */
     static final Map<String, List<String>> ALIASES = aliases();
 
-    private WorkerEnvironmentAliases() {
+    private EnvironmentAliases() {
     }
 
     private static Map<String, List<String>> aliases() {
@@ -35,14 +33,19 @@ public final class WorkerEnvironmentAliases {
         return Map.copyOf(m);
     }
 
-    /** The {@code allsum.worker.*} properties the environment supplies, with the variable each came from. */
+    /** The settings the environment supplies (names such as {@code rank}, {@code world-size}), with their variable. */
     public static Map<String, Resolved> resolve(Map<String, String> environment) {
+        return resolve(environment, "");
+    }
+
+    /** Like {@link #resolve(Map)}, each name after {@code prefix} ({@code allsum.worker.} for the worker). */
+    public static Map<String, Resolved> resolve(Map<String, String> environment, String prefix) {
         Map<String, Resolved> out = new LinkedHashMap<>();
         ALIASES.forEach((property, variables) -> {
             for (String variable : variables) {
                 String value = environment.get(variable);
                 if (value != null && !value.isBlank()) {
-                    out.put(PREFIX + property, new Resolved(value.trim(), variable));
+                    out.put(prefix + property, new Resolved(value.trim(), variable));
                     return;
                 }
             }
