@@ -393,7 +393,7 @@ public final class Communicator implements AutoCloseable {
 
     /**
      * A communicator over the ranks that pass the same {@code color}, ordered by {@code key} then rank; null on
-     * ranks that pass a negative color. Collective over this communicator; close it before this one.
+     * ranks that pass a negative color. Collective over this communicator; close it first, then this one.
      */
     public Communicator split(int color, int key) {
         io.allsum.comm.Communicator[] child = new io.allsum.comm.Communicator[1];
