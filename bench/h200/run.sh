@@ -33,7 +33,7 @@ allsum_bench() { $JAVA @$ALLSUM_HOME/conf/launcher.jvmargs ${ALLSUM_JAVA_OPTS:-}
 # PIN="taskset -c ..." runs it pinned.
 nccl_probe() (
   source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_find_gpu_libs; allsum_jvm_flags worker nccl
-  exec ${PIN:-} "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.worker.comm.nccl.NcclEnqueueProbe "$@"
+  exec ${PIN:-} "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.comm.nccl.NcclEnqueueProbe "$@"
 )
 native_build() { [ -x /tmp/allreduce_bench ] || bash ${NATIVE_DIR:-bench/native}/build.sh /tmp/allreduce_bench >/dev/null; }
 native() { native_build; /tmp/allreduce_bench "$@"; }
@@ -368,7 +368,7 @@ part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in C
   local j=${JUNIT_DIR:-junit} cp
   cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
   $JAVA --enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 -cp "$cp" GpuTestRunner \
-    ${GPU_TESTS:-io.allsum.worker.comm.nccl.NcclCommunicatorGpuTest io.allsum.worker.comm.nccl.NcclDeadlineGpuTest}
+    ${GPU_TESTS:-io.allsum.comm.nccl.NcclCommunicatorGpuTest io.allsum.comm.nccl.NcclDeadlineGpuTest}
 }
 
 part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times, each line

@@ -1,7 +1,7 @@
 package io.allsum.worker.agent;
 
 import io.allsum.model.rendezvous.GroupView;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.Communicator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

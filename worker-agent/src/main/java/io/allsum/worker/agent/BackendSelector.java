@@ -1,6 +1,6 @@
 package io.allsum.worker.agent;
 
-import io.allsum.worker.comm.CommunicatorFactory;
+import io.allsum.comm.CommunicatorFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,8 +1,8 @@
 package io.allsum.worker.agent;
 
-import io.allsum.worker.comm.nccl.NcclCommunicatorFactory;
-import io.allsum.worker.comm.ring.RingCommunicatorFactory;
-import io.allsum.worker.comm.ring.RingSettings;
+import io.allsum.comm.nccl.NcclCommunicatorFactory;
+import io.allsum.comm.ring.RingCommunicatorFactory;
+import io.allsum.comm.ring.RingSettings;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -8,21 +8,14 @@ import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.model.rendezvous.FailureReport;
-import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupView;
-import io.allsum.model.rendezvous.HeartbeatRequest;
-import io.allsum.model.rendezvous.HeartbeatResponse;
-import io.allsum.model.rendezvous.JoinRequest;
-import io.allsum.model.rendezvous.LeaveRequest;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.model.validate.RankPlace;
 import io.allsum.model.rendezvous.RankView;
-import io.allsum.worker.comm.CommException;
-import io.allsum.worker.comm.HotPathWarmup;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.CommunicatorFactory;
-import io.allsum.worker.comm.PeerFailedException;
+import io.allsum.comm.CommException;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.CommunicatorFactory;
+import io.allsum.comm.join.GroupJoin;
 import io.allsum.worker.jobs.JobCursor;
 import io.allsum.worker.jobs.JobRunner;
 import io.allsum.worker.jobs.PartialReports;
@@ -34,7 +27,6 @@ import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,16 +52,8 @@ public class WorkerAgent implements SmartLifecycle {
     static final int EXIT_UNEXPECTED = 4;
 
     private static final Logger log = LoggerFactory.getLogger(WorkerAgent.class);
-    /** Answers that no retry will change: invalid request (or forbidden), bad token, body too large. */
-    private static final Set<ProblemCode> PERMANENT_REJECTIONS =
-            EnumSet.of(ProblemCode.INVALID_REQUEST, ProblemCode.UNAUTHORIZED, ProblemCode.BODY_TOO_LARGE);
-    /**
-     * Answers meaning this generation (or this worker's place in it) is gone; the generic codes cover answers
-     * without a code of their own (a proxy's, a server that sends none), read by their status alone.
-     */
-    private static final Set<ProblemCode> GENERATION_GONE = EnumSet.of(ProblemCode.UNKNOWN_GROUP,
-            ProblemCode.GROUP_CLOSED, ProblemCode.NOT_A_MEMBER, ProblemCode.GENERATION_FAILED,
-            ProblemCode.NOT_FOUND, ProblemCode.CONFLICT, ProblemCode.GONE);
+    private static final Set<ProblemCode> PERMANENT_REJECTIONS = GroupJoin.PERMANENT_REJECTIONS;
+    private static final Set<ProblemCode> GENERATION_GONE = GroupJoin.GENERATION_GONE;
     private static final Duration STALE_HOLDER_RETRY = Duration.ofMillis(500);
     static final Duration DEFAULT_RESTART_WINDOW = Duration.ofMinutes(10);
     /** Pause before re-joining after the n-th restart: 200 ms doubling up to 5 s, at least half of that. */
@@ -84,6 +68,8 @@ public class WorkerAgent implements SmartLifecycle {
     private final AgentExit exit;
     private final String instanceId;
     private final String hostName;
+    /** The join steps, heartbeat verdicts and failure reports the library's Allsum.init() shares. */
+    private final GroupJoin join;
 
     private final Object lifecycleLock = new Object();
     private volatile boolean running;
@@ -121,6 +107,8 @@ public class WorkerAgent implements SmartLifecycle {
         this.exit = exit;
         this.instanceId = instanceId;
         this.hostName = hostName;
+        this.join = new GroupJoin(client, factory, props.group(), props.rank(), props.worldSize(), instanceId,
+                hostName, props.device());
         this.reports = new ReportDelivery(client, ReportDelivery.Settings.DEFAULT);
         this.status = new AgentStatus(AgentState.STARTING, props.group(), 0, props.rank(), props.worldSize(),
                 factory.backend(), 0, null);
@@ -189,7 +177,7 @@ public class WorkerAgent implements SmartLifecycle {
     private void leaveGroup() {
         Thread leaving = Thread.ofVirtual().name("allsum-leave").start(() -> {
             try {
-                client.leave(props.group(), new LeaveRequest(props.rank(), instanceId));
+                join.leave();
                 log.info("Rank {} left group '{}'", props.rank(), props.group());
             } catch (RuntimeException e) {
                 log.warn("Rank {} could not leave group '{}': {}", props.rank(), props.group(), e.getMessage());
@@ -242,8 +230,7 @@ public class WorkerAgent implements SmartLifecycle {
             setStatus(AgentState.JOINING, null, status.lastFailure());
             RankView answer;
             try {
-                CommunicatorFactory.JoinContribution contribution = factory.prepareJoin(props.rank());
-                answer = client.joinRank(joinRequest(contribution), props.joinDeadline());
+                answer = join.join(lastGeneration, props.joinDeadline());
             } catch (AllsumClientException e) {
                 if (stopping) {
                     return null;
@@ -266,7 +253,7 @@ public class WorkerAgent implements SmartLifecycle {
             }
             GroupView view;
             try {
-                view = fullView(answer);
+                view = join.fullView(answer);
             } catch (AllsumClientException e) {
                 if (stopping) {
                     return null;
@@ -278,13 +265,7 @@ public class WorkerAgent implements SmartLifecycle {
             log.info("Rank {} joined generation {} of group '{}'; building the {} communicator", props.rank(),
                     view.generation(), props.group(), factory.backend());
             try {
-                Communicator communicator = factory.create(view, props.rank(), props.collectiveDeadline());
-                try {
-                    HotPathWarmup.warm(communicator);
-                } catch (CommException e) {
-                    communicator.abort();
-                    throw e;
-                }
+                Communicator communicator = join.build(view, props.collectiveDeadline());
                 ActiveGeneration generation = new ActiveGeneration(view, communicator);
                 watchForFailures(generation);
                 return generation;
@@ -297,25 +278,6 @@ public class WorkerAgent implements SmartLifecycle {
             }
         }
         return null;
-    }
-
-    /**
-     * The join answer is the compact rank view (constant size at any world size). NCCL needs nothing more: the id,
-     * the generation, the world size and this rank. The ring dials every member (a mesh), so it fetches the member
-     * list once from the view endpoint (cached by ETag).
-     */
-    private GroupView fullView(RankView answer) {
-        if (factory.backend() != Backend.RING) {
-            return answer.withMembers(List.of());
-        }
-        return answer.withMembers(client.view(props.group(), answer.generation()).members());
-    }
-
-    private JoinRequest joinRequest(CommunicatorFactory.JoinContribution contribution) {
-        String device = contribution.device() != null ? contribution.device() : props.device();
-        return new JoinRequest(props.group(), props.rank(), props.worldSize(), instanceId, factory.backend(),
-                contribution.uniqueId(), contribution.endpoint(), hostName, device,
-                lastGeneration > 0 ? lastGeneration : null);
     }
 
     /**
@@ -475,11 +437,8 @@ public class WorkerAgent implements SmartLifecycle {
 
     /** Tells the server the generation failed, naming the peer when the communicator knows it. */
     private void reportGenerationFailure(long generation, CommException e) {
-        // Without a named peer, this rank's own communicator is what failed.
-        int failedRank = e instanceof PeerFailedException p ? p.peerRank() : props.rank();
         try {
-            client.reportFailure(props.group(),
-                    new FailureReport(props.rank(), instanceId, generation, failedRank, e.getMessage()));
+            join.reportFailure(generation, e);
         } catch (RuntimeException reportError) {
             log.warn("Rank {} could not report the failure of generation {}: {}", props.rank(), generation,
                     reportError.getMessage());
@@ -552,29 +511,13 @@ public class WorkerAgent implements SmartLifecycle {
             return;
         }
         try {
-            HeartbeatResponse answer = client.heartbeat(props.group(),
-                    new HeartbeatRequest(props.rank(), instanceId, generation.number()));
-            if (otherIncarnation(generation, answer.epoch())) {
-                if (generation.markBroken("the rendezvous server restarted (epoch " + generation.view().epoch()
-                        + " -> " + answer.epoch() + ")")) {
-                    log.warn("Rank {}: the rendezvous server restarted; generation {} is gone with it", props.rank(),
-                            generation.number());
+            join.heartbeat(generation.view()).ifPresent(why -> {
+                if (generation.markBroken(why)) {
+                    log.warn("Rank {}: generation {} is over: {}", props.rank(), generation.number(), why);
                 }
-            } else if (answer.generation() != generation.number() || answer.state() == GenerationState.FAILED
-                    || answer.state() == GenerationState.CLOSED) {
-                String why = answer.failureReason() != null ? ": " + answer.failureReason() : "";
-                if (generation.markBroken("the server has generation " + answer.generation() + " "
-                        + answer.state() + why)) {
-                    log.warn("Rank {}: generation {} is over (server: generation {} {}{})", props.rank(),
-                            generation.number(), answer.generation(), answer.state(), why);
-                }
-            }
+            });
         } catch (AllsumClientException e) {
-            if (isAny(e, GENERATION_GONE)) {
-                generation.markBroken("heartbeat answered " + e.getMessage());
-            } else {
-                log.warn("Rank {}: heartbeat failed: {}", props.rank(), e.getMessage());
-            }
+            log.warn("Rank {}: heartbeat failed: {}", props.rank(), e.getMessage());
         } catch (RuntimeException e) {
             log.warn("Rank {}: heartbeat failed: {}", props.rank(), e.toString());
         }
@@ -590,7 +533,7 @@ public class WorkerAgent implements SmartLifecycle {
 
     /** Whether the server answered a problem with one of these codes (never when it could not be reached). */
     private static boolean isAny(AllsumClientException e, Set<ProblemCode> codes) {
-        return e.code().map(codes::contains).orElse(false);
+        return GroupJoin.isAny(e, codes);
     }
 
     private void sleep(Duration duration) {

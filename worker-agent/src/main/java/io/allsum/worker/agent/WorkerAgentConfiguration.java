@@ -3,7 +3,7 @@ package io.allsum.worker.agent;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.Backend;
-import io.allsum.worker.comm.CommunicatorFactory;
+import io.allsum.comm.CommunicatorFactory;
 import io.allsum.worker.jobs.CollectiveJobRunner;
 import io.allsum.worker.jobs.CollectiveMeters;
 import io.allsum.worker.jobs.JobRunner;

@@ -1,5 +1,6 @@
 package io.allsum.worker.agent;
 
+import io.allsum.comm.join.EnvironmentAliases;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.core.Ordered;
@@ -17,6 +18,7 @@ import java.util.function.Supplier;
  */
 public class WorkerEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
+    static final String PREFIX = "allsum.worker.";
     public static final String SOURCE_NAME = "allsumWorkerEnvironmentAliases";
 
     private final Supplier<Map<String, String>> environment;
@@ -32,7 +34,7 @@ public class WorkerEnvironmentPostProcessor implements EnvironmentPostProcessor,
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment env, SpringApplication application) {
         Map<String, Object> values = new LinkedHashMap<>();
-        WorkerEnvironmentAliases.resolve(environment.get()).forEach((name, resolved) -> values.put(name, resolved.value()));
+        EnvironmentAliases.resolve(environment.get(), PREFIX).forEach((name, resolved) -> values.put(name, resolved.value()));
         if (!values.isEmpty()) {
             env.getPropertySources().addLast(new MapPropertySource(SOURCE_NAME, values));
         }

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The worker's settings ({@code allsum.worker.*}). Besides Spring's usual sources, {@link WorkerEnvironmentAliases}
+ * The worker's settings ({@code allsum.worker.*}). Besides Spring's usual sources, {@link io.allsum.comm.join.EnvironmentAliases}
  * maps the ALLSUM_*, torchrun and MLX environment variables onto these names at the lowest precedence.
  *
  * @param server             base URL of the rendezvous server

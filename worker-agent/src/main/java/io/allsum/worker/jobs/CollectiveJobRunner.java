@@ -7,8 +7,8 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.worker.comm.CommBuffer;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.CommBuffer;
+import io.allsum.comm.Communicator;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * In-place follows NCCL: one buffer; all-gather reads this rank's input at element offset rank x count of it and
  * reduce-scatter leaves this rank's result there. Send/recv has no in-place form (a rank would overwrite what it
  * still has to send), so it always uses two buffers. Reduce is verified on the root only; the other ranks report
- * 0 wrong. A {@link io.allsum.worker.comm.CommException} propagates unchanged, after the error is metered.
+ * 0 wrong. A {@link io.allsum.comm.CommException} propagates unchanged, after the error is metered.
  * <p>
  * Each {@link RankSizeResult} holds, like an nccl-tests row: {@code bytes}, the op's whole buffer (the gathered
  * output of all-gather, the full input of reduce-scatter); {@code count}, the element count passed to the call

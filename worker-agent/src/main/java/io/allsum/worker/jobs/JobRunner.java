@@ -2,7 +2,7 @@ package io.allsum.worker.jobs;
 
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.Communicator;
 
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -13,7 +13,7 @@ public interface JobRunner {
 
     /**
      * @param cancelled says when to stop between sizes (the generation broke, the worker is stopping)
-     * @throws io.allsum.worker.comm.CommException when the communicator failed (the generation is broken)
+     * @throws io.allsum.comm.CommException when the communicator failed (the generation is broken)
      * @throws JobDoesNotFitException when this rank cannot hold the job's buffers (the communicator is untouched)
      */
     List<RankSizeResult> run(Communicator comm, JobSpec spec, BooleanSupplier cancelled);

@@ -2,8 +2,8 @@ package io.allsum.worker.jobs;
 
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
-import io.allsum.worker.comm.CommBuffer;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.CommBuffer;
+import io.allsum.comm.Communicator;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -18,9 +18,9 @@ import io.allsum.model.validate.RobustStats;
 import io.allsum.model.validate.Stragglers;
 import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
-import io.allsum.worker.comm.CommBuffer;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.host.HostReduction;
+import io.allsum.comm.CommBuffer;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.host.HostReduction;
 
 import java.lang.foreign.Arena;
 import java.lang.management.CompilationMXBean;

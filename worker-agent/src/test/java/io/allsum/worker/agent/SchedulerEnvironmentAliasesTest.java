@@ -1,5 +1,7 @@
 package io.allsum.worker.agent;
 
+import io.allsum.comm.join.EnvironmentAliases;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -52,8 +54,8 @@ class SchedulerEnvironmentAliasesTest {
 
     @Test
     void resolvedSettingsNameTheSchedulerVariableTheyCameFrom() {
-        Map<String, WorkerEnvironmentAliases.Resolved> resolved = WorkerEnvironmentAliases.resolve(Map.of(
-                "SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_LOCALID", "1"));
+        Map<String, EnvironmentAliases.Resolved> resolved = EnvironmentAliases.resolve(Map.of(
+                "SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_LOCALID", "1"), "allsum.worker.");
         assertThat(resolved.get("allsum.worker.rank").variable()).isEqualTo("SLURM_PROCID");
         assertThat(resolved.get("allsum.worker.world-size").variable()).isEqualTo("SLURM_NTASKS");
         assertThat(resolved.get("allsum.worker.device").variable()).isEqualTo("SLURM_LOCALID");

@@ -1,8 +1,8 @@
 package io.allsum.worker.agent;
 
 import io.allsum.model.Backend;
-import io.allsum.worker.comm.CommException;
-import io.allsum.worker.comm.ForwardingCommunicator;
+import io.allsum.comm.CommException;
+import io.allsum.comm.ForwardingCommunicator;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;

@@ -2,8 +2,8 @@ package io.allsum.worker.agent;
 
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GroupView;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.CommunicatorFactory;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.CommunicatorFactory;
 
 import java.time.Duration;
 import java.util.List;

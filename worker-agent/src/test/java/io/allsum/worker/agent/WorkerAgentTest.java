@@ -6,8 +6,8 @@ import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.rendezvous.GenerationState;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.PeerFailedException;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.PeerFailedException;
 import io.allsum.worker.jobs.JobRunner;
 import io.allsum.worker.jobs.ProgressListener;
 import org.junit.jupiter.api.AfterEach;
@@ -345,7 +345,7 @@ class WorkerAgentTest {
             StubCommunicator stub = (StubCommunicator) c;
             // Like a real collective: runs until the communicator is aborted.
             await().atMost(WAIT).until(() -> stub.aborts.get() > 0);
-            throw new io.allsum.worker.comm.CommException("all_reduce", 1, "communicator aborted");
+            throw new io.allsum.comm.CommException("all_reduce", 1, "communicator aborted");
         });
         server.jobs.add(job("long", 1, 1));
         assertThat(jobStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();

@@ -5,8 +5,8 @@ import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.worker.comm.CommException;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.CommException;
+import io.allsum.comm.Communicator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -166,7 +166,7 @@ class CollectiveJobRunnerTest {
         AtomicInteger calls = new AtomicInteger();
         Communicator lazy = new FaultyCommunicator(new InMemoryCommunicator.World(1, false).communicator(0), 0) {
             @Override
-            public void allReduce(io.allsum.worker.comm.CommBuffer send, io.allsum.worker.comm.CommBuffer recv,
+            public void allReduce(io.allsum.comm.CommBuffer send, io.allsum.comm.CommBuffer recv,
                                   long count, DataType type, ReduceOp op) {
                 // 1 warm-up + 2 timed calls work; the verification call does nothing.
                 if (calls.incrementAndGet() <= 3) {
@@ -220,7 +220,7 @@ class CollectiveJobRunnerTest {
         CommException failure = new CommException("all_reduce", 0, "peer rank 1 closed its connection");
         Communicator failing = new FaultyCommunicator(world.communicator(0), 0) {
             @Override
-            public void allReduce(io.allsum.worker.comm.CommBuffer send, io.allsum.worker.comm.CommBuffer recv,
+            public void allReduce(io.allsum.comm.CommBuffer send, io.allsum.comm.CommBuffer recv,
                                   long count, DataType type, ReduceOp op) {
                 throw failure;
             }

@@ -2,9 +2,9 @@ package io.allsum.worker.jobs;
 
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
-import io.allsum.worker.comm.CommBuffer;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.ForwardingCommunicator;
+import io.allsum.comm.CommBuffer;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.ForwardingCommunicator;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -3,10 +3,10 @@ package io.allsum.worker.jobs;
 import io.allsum.model.Backend;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
-import io.allsum.worker.comm.CommBuffer;
-import io.allsum.worker.comm.CommException;
-import io.allsum.worker.comm.CommTimeoutException;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.CommBuffer;
+import io.allsum.comm.CommException;
+import io.allsum.comm.CommTimeoutException;
+import io.allsum.comm.Communicator;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,6 @@
 package io.allsum.worker.jobs;
 
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.Communicator;
 
 import java.util.ArrayList;
 import java.util.List;

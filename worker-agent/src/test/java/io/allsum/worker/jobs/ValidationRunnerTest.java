@@ -12,7 +12,7 @@ import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
 import io.allsum.model.validate.Thresholds;
-import io.allsum.worker.comm.Communicator;
+import io.allsum.comm.Communicator;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;

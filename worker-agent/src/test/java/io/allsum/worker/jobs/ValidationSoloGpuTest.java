@@ -3,10 +3,10 @@ package io.allsum.worker.jobs;
 import io.allsum.model.Backend;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
-import io.allsum.worker.comm.Communicator;
-import io.allsum.worker.comm.CommunicatorFactory.JoinContribution;
-import io.allsum.worker.comm.nccl.NcclAvailable;
-import io.allsum.worker.comm.nccl.NcclCommunicatorFactory;
+import io.allsum.comm.Communicator;
+import io.allsum.comm.CommunicatorFactory.JoinContribution;
+import io.allsum.comm.nccl.NcclAvailable;
+import io.allsum.comm.nccl.NcclCommunicatorFactory;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
