@@ -123,8 +123,10 @@ public final class ValidateCommand implements Callable<Integer> {
         List<String> because = new ArrayList<>();
         List<Suspect> suspects = v.suspects() == null ? List.of() : v.suspects();
         for (Suspect s : suspects) {
-            if (s.kind() == Suspect.Kind.RANK && ranks.add(s.rank())) {
-                because.add("rank " + s.rank());
+            boolean oneRank = s.kind() == Suspect.Kind.RANK || s.kind() == Suspect.Kind.STRAGGLER
+                    || s.kind() == Suspect.Kind.UNRESPONSIVE;
+            if (oneRank && ranks.add(s.rank())) {
+                because.add(s.kind() == Suspect.Kind.RANK ? "rank " + s.rank() : s.kind() + " rank " + s.rank());
             } else if (s.kind() == Suspect.Kind.HOST) {
                 v.ranks().stream().filter(p -> s.host().equals(p.host())).forEach(p -> ranks.add(p.rank()));
                 because.add("host " + s.host());
@@ -345,12 +347,16 @@ public final class ValidateCommand implements Callable<Integer> {
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("verdict", v == null || v.verdict() == null ? ValidationResult.FAILED : v.verdict());
         record.put("suspects", v == null || v.suspects() == null ? List.of() : v.suspects());
+        record.put("unconfirmed", v == null || v.unconfirmed() == null ? List.of() : v.unconfirmed());
         record.put("pairs", v == null ? List.of() : v.pairs());
         record.put("hostPairs", v == null ? List.of() : HostPairs.of(v.ranks(), v.pairs()));
         record.put("ranks", v == null ? List.of() : v.ranks());
         record.put("solo", v == null ? List.of() : v.solo());
         record.put("pairsSeconds", v == null ? null : v.pairsSeconds());
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
+        record.put("waits", v == null || v.waits() == null ? List.of() : v.waits());
+        record.put("lockstepSeconds", v == null ? null : v.lockstepSeconds());
+        record.put("figures", v == null || v.figures() == null ? Map.of() : v.figures());
         record.put("phase", v == null ? null : v.phase());
         record.put("excluded", excludedSeen);
         record.put("exitCode", exit);
