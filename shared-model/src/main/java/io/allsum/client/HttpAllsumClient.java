@@ -11,6 +11,7 @@ import io.allsum.model.security.BearerToken;
 import io.allsum.model.rendezvous.FailureReport;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.GroupView;
+import io.allsum.model.rendezvous.GzipBodies;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
 import io.allsum.model.rendezvous.JoinPending;

@@ -1,7 +1,7 @@
 package io.allsum.bench.rendezvous;
 
 import io.allsum.client.AllsumJson;
-import io.allsum.client.GzipBodies;
+import io.allsum.model.rendezvous.GzipBodies;
 import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.Backend;
 import io.allsum.model.Protocol;

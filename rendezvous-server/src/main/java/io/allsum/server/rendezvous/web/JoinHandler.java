@@ -6,7 +6,7 @@ import io.allsum.server.rendezvous.JoinMeterOutcome;
 import io.allsum.server.rendezvous.RendezvousMeters;
 import io.allsum.server.rendezvous.RendezvousProperties;
 import io.allsum.server.rendezvous.RendezvousRegistry;
-import io.allsum.client.GzipBodies;
+import io.allsum.model.rendezvous.GzipBodies;
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.rendezvous.JoinRequest;

@@ -1,4 +1,4 @@
-package io.allsum.client;
+package io.allsum.model.rendezvous;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The client half of gzip answers: the server gzips a large join answer (the whole member list) once per generation
+ * Gzip bodies on the join path: the server gzips a large join answer (the whole member list) once per generation
  * for clients that send {@code Accept-Encoding: gzip}; the JDK HTTP client neither asks nor inflates by itself.
  */
 public final class GzipBodies {
