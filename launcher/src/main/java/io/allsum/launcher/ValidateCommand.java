@@ -15,6 +15,7 @@ import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.format.ByteSize;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
+import io.allsum.model.validate.Baseline;
 import io.allsum.model.validate.HostPairs;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.Suspect;
@@ -32,7 +33,9 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,6 +93,28 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "Bus bandwidth the largest size must reach, in GB/s; below it the group is a suspect.")
     Double expectBusBandwidth;
 
+    @Option(names = "--min-stall-share", paramLabel = "F",
+            description = "A rank the others waited for F of the lock-step time, beyond the ranks' median, is a "
+                    + "straggler (default: 0.05).")
+    Double minStallShare;
+
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "Hold this run against a healthy run's figures (--save-baseline): a figure short of it by "
+                    + "more than its calibrated margin makes the group a suspect.")
+    Path baselineFile;
+
+    @Option(names = "--save-baseline", paramLabel = "FILE",
+            description = "Validate --baseline-runs times and, when every run is healthy, write their figures with "
+                    + "margins calibrated on how the runs differ from each other.")
+    Path saveBaselineFile;
+
+    @Option(names = "--baseline-runs", paramLabel = "N",
+            description = "Healthy runs behind --save-baseline (default: 3).")
+    Integer baselineRuns;
+
+    static final int DEFAULT_BASELINE_RUNS = 3;
+    static final int MAX_BASELINE_RUNS = 20;
+
     @Option(names = "--json", paramLabel = "FILE",
             description = "Write the verdict, suspects, pairs and ranks as JSON (always, whatever the outcome).")
     Path jsonFile;
@@ -109,6 +134,7 @@ public final class ValidateCommand implements Callable<Integer> {
     private Job jobSeen;
     private GroupStatus groupSeen;
     private Map<String, Object> excludedSeen;
+    private Baseline baseline;
 
     /**
      * The ranks to leave out for the suspects: a rank suspect's rank, every rank of a host suspect, and for a link
@@ -180,15 +206,30 @@ public final class ValidateCommand implements Callable<Integer> {
         return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
                 sweep.stepFactor(), sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
                 new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
-                        expectBusBandwidth), sweep.stepBytes, null);
+                        expectBusBandwidth, minStallShare, baseline), sweep.stepBytes, null);
     }
 
     private void checkOptions() {
         List<String> problems = new ArrayList<>();
         target.check(problems, 2, ": validate measures every pair of ranks");
         sweep.check(problems);
+        if (baselineFile != null && saveBaselineFile != null) {
+            problems.add("--baseline and --save-baseline: one at a time (a baseline is saved from runs held "
+                    + "against none)");
+        }
+        if (baselineRuns != null && saveBaselineFile == null) {
+            problems.add("--baseline-runs: only with --save-baseline");
+        } else if (baselineRuns != null && (baselineRuns < 1 || baselineRuns > MAX_BASELINE_RUNS)) {
+            problems.add("--baseline-runs: must be 1.." + MAX_BASELINE_RUNS + ", was " + baselineRuns);
+        }
+        if (exclude && saveBaselineFile != null) {
+            problems.add("--exclude: not with --save-baseline, whose runs must all be healthy");
+        }
         if (!problems.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
+        }
+        if (baselineFile != null) {
+            baseline = readBaseline(baselineFile);
         }
         // what the server would refuse, for any group of at least 2 ranks
         preflight(Math.max(2, target.ranks == null ? 2 : target.ranks));
@@ -203,8 +244,30 @@ public final class ValidateCommand implements Callable<Integer> {
         }
     }
 
+    private Baseline readBaseline(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline " + file + ": cannot read it ("
+                    + AllsumCommand.oneLine(e.getMessage()) + ")");
+        }
+        try {
+            Baseline read = AllsumJson.mapper().readValue(text, Baseline.class);
+            if (read.figures().isEmpty() || read.worldSize() < 2) {
+                throw new IllegalArgumentException("it holds no figures of a group of 2 or more ranks");
+            }
+            return read;
+        } catch (RuntimeException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--baseline " + file + ": not a baseline "
+                    + "saved by --save-baseline (" + AllsumCommand.oneLine(e.getMessage()) + ")");
+        }
+    }
+
     private static String optionOf(String field) {
         return switch (field) {
+            case "validation.minStallShare" -> "--min-stall-share";
+            case "validation.baseline" -> "--baseline";
             case "validation.soloBytes" -> "--solo-bytes";
             case "validation.pairBytes" -> "--pair-bytes";
             case "validation.pairIterations" -> "--pair-iters";
@@ -267,12 +330,56 @@ public final class ValidateCommand implements Callable<Integer> {
                     + "measures every pair and needs at least 2", null);
         }
         preflight(status.worldSize());
+        if (baseline != null && baseline.worldSize() != status.worldSize()) {
+            throw new LauncherException(ExitCodes.USAGE, "--baseline " + baselineFile + " was saved on "
+                    + baseline.worldSize() + " ranks; group '" + status.group() + "' has " + status.worldSize(), null);
+        }
         if (target.server != null) {
             AllsumCommand.sizeWarnings(jobSpec(), status.worldSize()).forEach(progress::warn);
         }
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
                 status.worldSize(), status.group(), status.generation(), status.backend()));
         PrintWriter out = spec.commandLine().getOut();
+        if (saveBaselineFile == null) {
+            return validateOnce(session, deadline, status, out);
+        }
+        int runs = baselineRuns != null ? baselineRuns : DEFAULT_BASELINE_RUNS;
+        List<Map<String, Double>> figures = new ArrayList<>();
+        for (int run = 1; run <= runs; run++) {
+            out.printf(Locale.ROOT, "# baseline run %d of %d%n", run, runs);
+            if (validateOnce(session, deadline, status, out) != ExitCodes.OK) {
+                throw new LauncherException("baseline run " + run + " of " + runs + " found suspects: a baseline "
+                        + "is saved from healthy runs only; " + saveBaselineFile + " is not written");
+            }
+            figures.add(jobSeen.validation().figures());
+        }
+        Baseline saved = Baseline.calibrate(status.worldSize(), figures, Instant.now().toString());
+        writeBaseline(saved);
+        DoubleSummaryStatistics margins = saved.figures().stream().mapToDouble(Baseline.Figure::margin)
+                .summaryStatistics();
+        out.printf(Locale.ROOT, "baseline: %d healthy runs of %d ranks, %d figures (margins %.0f%%..%.0f%%) written "
+                        + "to %s%n", runs, status.worldSize(), saved.figures().size(), 100 * margins.getMin(),
+                100 * margins.getMax(), saveBaselineFile);
+        out.flush();
+        return ExitCodes.OK;
+    }
+
+    private void writeBaseline(Baseline saved) {
+        try {
+            Path parent = saveBaselineFile.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(saveBaselineFile, AllsumJson.mapper().writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(saved) + System.lineSeparator());
+        } catch (IOException e) {
+            throw new LauncherException("cannot write --save-baseline " + saveBaselineFile + ": "
+                    + AllsumCommand.oneLine(e.getMessage()));
+        }
+    }
+
+    /** One validation job, its report, and with --exclude the sweep without the suspects; the exit code. */
+    private int validateOnce(JobSession session, Deadline deadline, GroupStatus status, PrintWriter out) {
         ValidationReport report = new ValidationReport(String.valueOf(status.backend()), status.worldSize(), out);
         Job submitted = session.submit(jobSpec());
         jobSeen = submitted;
@@ -359,6 +466,8 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("figures", v == null || v.figures() == null ? Map.of() : v.figures());
         record.put("phase", v == null ? null : v.phase());
         record.put("excluded", excludedSeen);
+        record.put("baseline", baselineFile != null ? Map.of("heldAgainst", baselineFile.toString())
+                : saveBaselineFile != null ? Map.of("savedTo", saveBaselineFile.toString()) : null);
         record.put("exitCode", exit);
         record.put("error", error);
         record.put("group", groupSeen);

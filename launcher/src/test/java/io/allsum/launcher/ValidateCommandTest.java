@@ -95,6 +95,42 @@ class ValidateCommandTest {
     }
 
     @Test
+    void aStallShareOutsideZeroToOneIsRefused() {
+        Run r = run("validate", "--ranks", "2", "--min-stall-share", "0");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString().contains("--min-stall-share: must be in (0, 1)");
+    }
+
+    @Test
+    void baselineOptionsThatContradictEachOtherAreRefused() {
+        assertThat(run("validate", "--baseline", "a.json", "--save-baseline", "b.json").err().lines())
+                .singleElement().asString().contains("--baseline and --save-baseline: one at a time");
+        assertThat(run("validate", "--baseline-runs", "3").err()).contains("--baseline-runs: only with --save-baseline");
+        Run r = run("validate", "--save-baseline", "b.json", "--baseline-runs", "0");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--baseline-runs: must be 1..20, was 0");
+    }
+
+    @Test
+    void aBaselineFileThatIsMissingOrNotABaselineIsOneLineAndExit2(@org.junit.jupiter.api.io.TempDir
+                                                                   java.nio.file.Path dir) throws Exception {
+        Run missing = run("validate", "--ranks", "2", "--baseline", dir.resolve("none.json").toString());
+        assertThat(missing.exit()).isEqualTo(2);
+        assertThat(missing.err().lines()).singleElement().asString().contains("--baseline ")
+                .contains("cannot read it");
+        java.nio.file.Path other = java.nio.file.Files.writeString(dir.resolve("other.json"), "{\"verdict\": 1}");
+        Run wrong = run("validate", "--ranks", "2", "--baseline", other.toString());
+        assertThat(wrong.exit()).isEqualTo(2);
+        assertThat(wrong.err().lines()).singleElement().asString().contains("not a baseline saved by --save-baseline");
+        java.nio.file.Path badMargin = java.nio.file.Files.writeString(dir.resolve("margin.json"),
+                "{\"worldSize\": 2, \"runs\": 3, \"figures\": [{\"name\": \"busbw/4096\", \"gbps\": 1.0, "
+                        + "\"margin\": 2.0}]}");
+        Run bounds = run("validate", "--ranks", "2", "--baseline", badMargin.toString());
+        assertThat(bounds.exit()).isEqualTo(2);
+        assertThat(bounds.err().lines()).singleElement().asString().contains("--baseline: figure busbw/4096");
+    }
+
+    @Test
     void anUnreachableServerIsOneLineAndExit1() {
         Run r = run("validate", "--server", "http://127.0.0.1:1", "--group", "g", "--timeout", "5", "-q");
         assertThat(r.exit()).isEqualTo(1);

@@ -179,6 +179,13 @@ public final class JobSpecRules {
             return new Violation("validation.expectBusBandwidthGBps", "must be above 0, was "
                     + v.expectBusBandwidthGBps());
         }
+        if (!(v.minStallShare() > 0 && v.minStallShare() < 1)) {
+            return new Violation("validation.minStallShare", "must be in (0, 1), was " + v.minStallShare());
+        }
+        String baseline = v.baseline() == null ? null : v.baseline().problem();
+        if (baseline != null) {
+            return new Violation("validation.baseline", baseline);
+        }
         return null;
     }
 

@@ -89,10 +89,10 @@ public final class SuspectFinder {
                 .map(Stragglers.RankWaits::causedSeconds).toList()).median();
         for (int rank : stragglers(waits, lockstepSeconds)) {
             Stragglers.RankWaits w = waits.get(rank);
-            add(found, suspect(places.get(rank), Suspect.Kind.STRAGGLER, -1, String.format(Locale.ROOT,
+            addEvidence(found, places.get(rank), String.format(Locale.ROOT,
                     "the others waited %.3g s for it, late at %d of %d barriers (%.0f%% of the %.3g s in lock-step; "
                             + "the ranks' median %.3g s)", w.causedSeconds(), w.lateBarriers(), w.barriers(),
-                    100 * w.causedSeconds() / lockstepSeconds, lockstepSeconds, median)));
+                    100 * w.causedSeconds() / lockstepSeconds, lockstepSeconds, median));
         }
     }
 
@@ -244,14 +244,8 @@ public final class SuspectFinder {
         new TreeMap<>(lastArrival).forEach((rank, count) -> {
             if (count >= thresholds.lateShare() * sizes && count >= 2
                     && places.size() * chanceOfAtLeast(count, sizes, 1.0 / places.size()) < LATE_CHANCE) {
-                RankPlace place = places.get(rank);
-                String reason = String.format(Locale.ROOT, "rank %d arrived last at the all-reduce in %d of %d sizes",
-                        rank, count, sizes);
-                // a rank on a host already blamed is more evidence against that host, not a second suspect
-                Suspect host = found.values().stream().filter(s -> s.kind() == Suspect.Kind.HOST
-                        && s.host().equals(place.host())).findFirst().orElse(null);
-                add(found, host != null ? new Suspect(host.rank(), host.host(), host.device(), host.kind(), -1, reason)
-                        : suspect(place, Suspect.Kind.STRAGGLER, -1, reason));
+                addEvidence(found, places.get(rank), String.format(Locale.ROOT,
+                        "rank %d arrived last at the all-reduce in %d of %d sizes", rank, count, sizes));
             }
         });
     }
@@ -305,6 +299,20 @@ public final class SuspectFinder {
         Suspect before = found.get(key);
         found.put(key, before == null ? suspect : new Suspect(before.rank(), before.host(), before.device(),
                 before.kind(), before.peerRank(), before.reason() + "; " + suspect.reason()));
+    }
+
+    /**
+     * Waiting for a rank is a symptom: against a rank (or its host) already named it is more evidence for that
+     * suspect, not a second one; otherwise the rank is named a straggler.
+     */
+    private static void addEvidence(Map<String, Suspect> found, RankPlace place, String reason) {
+        Suspect named = found.values().stream()
+                .filter(s -> s.kind() == Suspect.Kind.RANK && s.rank() == place.rank()).findFirst()
+                .or(() -> found.values().stream().filter(s -> s.kind() == Suspect.Kind.HOST
+                        && s.host().equals(place.host())).findFirst())
+                .orElse(null);
+        add(found, named != null ? new Suspect(named.rank(), named.host(), named.device(), named.kind(), -1, reason)
+                : suspect(place, Suspect.Kind.STRAGGLER, -1, reason));
     }
 
     private static Suspect suspect(RankPlace place, Suspect.Kind kind, int peer, String reason) {

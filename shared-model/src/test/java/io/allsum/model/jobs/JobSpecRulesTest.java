@@ -148,6 +148,22 @@ class JobSpecRulesTest {
     }
 
     @Test
+    void aValidationsStallShareAndBaselineAreBounded() {
+        java.util.function.Function<ValidationSpec, Violation> rule = v -> check(new JobSpec(null, null, null, null,
+                1024L, 4096L, 4, null, null, null, null, 60, v, null, null), 4, null);
+        assertThat(rule.apply(new ValidationSpec(null, null, null, null, null, null, 0.0, null)).field())
+                .isEqualTo("validation.minStallShare");
+        assertThat(rule.apply(new ValidationSpec(null, null, null, null, null, null, 1.0, null)).message())
+                .isEqualTo("must be in (0, 1), was 1.0");
+        assertThat(rule.apply(new ValidationSpec(null, null, null, null, null, null, 0.2, null))).isNull();
+        var badMargin = new io.allsum.model.validate.Baseline(4, 3, "2026-12-04T00:00:00Z",
+                List.of(new io.allsum.model.validate.Baseline.Figure("busbw/4096", 1.5, 1.2)));
+        Violation v = rule.apply(new ValidationSpec(null, null, null, null, null, null, null, badMargin));
+        assertThat(v.field()).isEqualTo("validation.baseline");
+        assertThat(v.message()).contains("figure busbw/4096").contains("margin in [0, 1)");
+    }
+
+    @Test
     void theSizesOfAGatherAreCountedForTheKeptRanks() {
         // 12 B of int32 on 3 kept ranks is one element each; on all 4 it holds no whole element per rank
         JobSpec gather = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, null, null, 12L, 12L, 2, null, null, null,

@@ -8,6 +8,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.validate.Suspect;
 import io.allsum.model.rendezvous.GroupStatus;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,6 +62,7 @@ class ValidationFaultsIT {
         cluster.worker(GROUP, victim).process().kill();
 
         Job failed = awaitFailedInPairs(running, victim, killedAt, "SIGKILL");
+        assertThat(failed.validation().verdict()).isEqualTo(ValidationResult.FAILED);
 
         cluster.restartWorker(GROUP, victim, WORLD_SIZE, ++incarnation);
         assertReformsAndRunsAPlainJob(before, killedAt, failed);
@@ -80,6 +82,12 @@ class ValidationFaultsIT {
         } finally {
             stalled.signal("CONT");
         }
+        // silent past the heartbeat timeout: the verdict names it, it is not only a failed job
+        assertThat(failed.validation().verdict()).isEqualTo(ValidationResult.SUSPECTS);
+        assertThat(failed.validation().suspects()).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.UNRESPONSIVE);
+            assertThat(s.rank()).isEqualTo(victim);
+        });
         assertReformsAndRunsAPlainJob(before, stoppedAt, failed);
     }
 
@@ -104,7 +112,6 @@ class ValidationFaultsIT {
         assertThat(failed.state()).isEqualTo(JobState.FAILED);
         assertThat(failed.failureReason()).contains("rank " + victim);
         assertThat(failed.validation().phase()).isEqualTo(ValidationResult.PAIRS);
-        assertThat(failed.validation().verdict()).isEqualTo(ValidationResult.FAILED);
         return failed;
     }
 

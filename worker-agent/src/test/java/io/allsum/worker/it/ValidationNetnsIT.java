@@ -1,6 +1,7 @@
 package io.allsum.worker.it;
 
 import io.allsum.testing.CpuQuota;
+import io.allsum.testing.StopBursts;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.CollectiveOp;
@@ -148,8 +149,9 @@ class ValidationNetnsIT {
             job = client.job(GROUP, job.jobId());
         }
         assertThat(job.state()).as(job.failureReason()).isEqualTo(JobState.SUCCEEDED);
-        figure("%s in %.1f s: %s %s", job.validation().verdict(), (System.nanoTime() - start) / 1e9,
-                job.validation().suspects(), job.validation().pairs());
+        figure("%s in %.1f s: %s, lock-step %.2f s, waits %s, unconfirmed %s, pairs %s", job.validation().verdict(),
+                (System.nanoTime() - start) / 1e9, job.validation().suspects(), job.validation().lockstepSeconds(),
+                job.validation().waits(), job.validation().unconfirmed(), job.validation().pairs());
         return job;
     }
 
@@ -196,6 +198,42 @@ class ValidationNetnsIT {
                 assertThat(s.rank()).isEqualTo(throttled);
             });
         }
+    }
+
+    /** A quota with a long period: the rank runs 15 ms, then stops 85 ms (a noisy neighbour, a GC pause). */
+    @Test
+    @Order(3)
+    void aRankThatStallsUnderALongPeriodQuotaIsNamed() throws Exception {
+        int stalled = 5; // on host 3, with rank 4
+        try (CpuQuota quota = CpuQuota.createOrSkip("allsum-it-stall-" + ProcessHandle.current().pid())) {
+            quota.limit(15_000, 100_000);
+            quota.add(processes.get(1 + stalled).pid());
+            ValidationResult slow = validate().validation();
+            figure("rank %d stalled (%s): %s", stalled, quota.describe(), slow.suspects());
+            assertOneSuspectNames(slow, stalled);
+        }
+    }
+
+    /** SIGSTOP for 50 ms every 250 ms: a rank that runs normally between stalls. */
+    @Test
+    @Order(4)
+    void aRankStoppedInBurstsIsNamed() throws Exception {
+        int stalled = 1; // on host 0, with rank 0
+        long pid = processes.get(1 + stalled).pid();
+        try (StopBursts bursts = StopBursts.start(pid, Duration.ofMillis(50), Duration.ofMillis(250))) {
+            ValidationResult slow = validate().validation();
+            figure("rank %d stopped in bursts (%s): %s", stalled, bursts, slow.suspects());
+            assertOneSuspectNames(slow, stalled);
+        }
+    }
+
+    /** One suspect: the rank, named alone or as the straggler the others waited for. */
+    private static void assertOneSuspectNames(ValidationResult result, int rank) {
+        assertThat(result.verdict()).isEqualTo(ValidationResult.SUSPECTS);
+        assertThat(result.suspects()).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isIn(Suspect.Kind.RANK, Suspect.Kind.STRAGGLER);
+            assertThat(s.rank()).isEqualTo(rank);
+        });
     }
 
     private static void figure(String format, Object... args) throws IOException {
