@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Who the others waited for at validation's lock-step barriers. At each barrier every rank times its own wait; the
- * rank that arrived last waited least, and its lateness is how much less than the median of the others' waits. A
+ * rank that arrived last waited least, and its lateness (charged to it alone) is how much less than the median of the
+ * others' waits. A
  * rank that stalls (runs, then stops) is late at many barriers with every peer, a busy moment of a shared host at few.
  */
 public final class Stragglers {
@@ -36,7 +37,16 @@ public final class Stragglers {
         double[] waited = new double[n];
         double[] others = new double[Math.max(0, n - 1)];
         for (int b = 0; b < barriers && n >= 2; b++) {
+            // only the last to arrive (the least wait) set the barrier's time: a rank late behind it cost nobody
+            int last = 0;
+            for (int r = 1; r < n; r++) {
+                last = waitsMicros.get(r).get(b) < waitsMicros.get(last).get(b) ? r : last;
+            }
             for (int r = 0; r < n; r++) {
+                waited[r] += waitsMicros.get(r).get(b);
+                if (r != last) {
+                    continue;
+                }
                 int k = 0;
                 for (int o = 0; o < n; o++) {
                     if (o != r) {
@@ -47,7 +57,6 @@ public final class Stragglers {
                 double lateness = Math.max(0, median(others) - own);
                 caused[r] += lateness;
                 late[r] += lateness >= LATE_MICROS ? 1 : 0;
-                waited[r] += own;
             }
         }
         List<RankWaits> out = new ArrayList<>(n);

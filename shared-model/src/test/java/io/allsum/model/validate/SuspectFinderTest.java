@@ -221,6 +221,19 @@ class SuspectFinderTest {
     }
 
     @Test
+    void aRankLateOnlyBehindTheOneEveryoneWaitsForIsNotAStraggler() {
+        Random noise = new Random(31);
+        // rank 5 is last at every barrier, 40 ms behind; rank 2 arrives 20 ms behind the rest at every 10th
+        List<List<Double>> raw = waits(noise, 200, b -> true, 40_000);
+        for (int b = 3; b < 200; b += 10) {
+            raw.get(2).set(b, raw.get(2).get(b) - 20_000);
+        }
+        var waits = Stragglers.of(raw);
+        assertThat(waits.get(2).causedSeconds()).isZero();
+        assertThat(FINDER.stragglers(waits, 8.0)).containsExactly(5);
+    }
+
+    @Test
     void twoRanksNameTheOneTheOtherWaitedFor() {
         List<List<Double>> raw = List.of(List.of(0.0, 80_000.0, 0.0, 80_000.0), List.of(80_000.0, 0.0, 80_000.0, 0.0));
         assertThat(FINDER.stragglers(Stragglers.of(raw), 1.0)).isEmpty();

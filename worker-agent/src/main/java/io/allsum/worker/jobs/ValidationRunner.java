@@ -70,11 +70,13 @@ public final class ValidationRunner {
     static final int LATENCY_ITERATIONS = 20;
     private static final long LATENCY_BYTES = 8;
     /**
-     * A confirmation exchanges for about this long at the group's median pair rate: longer than a stall's period
-     * (a 100 ms CPU quota period, a 250 ms stop-and-go), so that a stalling rank stalls within it.
+     * A confirmation exchanges for this long by the pair's lower rank's clock: longer than a stall's period (a 100 ms
+     * CPU quota period, a 250 ms stop-and-go), so that a stalling rank stalls within it however fast the pair runs.
      */
-    static final double CONFIRM_SECONDS = 0.3;
-    private static final int MAX_CONFIRM_ITERATIONS = 2000;
+    static final long CONFIRM_NANOS = 400_000_000;
+    /** The lower rank says whether to go on after each batch of about this long at the pair's usual rate. */
+    private static final double CONFIRM_BATCH_SECONDS = 0.02;
+    private static final int MAX_CONFIRM_ITERATIONS = 20_000;
 
     /** What this rank measured: the sweep's rows and its validation figures. */
     public record Outcome(List<RankSizeResult> results, RankValidation validation) {
@@ -286,20 +288,23 @@ public final class ValidationRunner {
         }
         double median = all.pairs().isEmpty() ? 0 : RobustStats.of(all.pairs().values()).median();
         double bytes = (double) count * DataType.FLOAT32.bytes();
-        // the same count on both sides of a pair: about CONFIRM_SECONDS at the slower end's usual rate
-        int[] iterations = pairsToMeasure.stream().mapToInt(p -> (int) Math.max(v.pairIterations(),
-                Math.min(MAX_CONFIRM_ITERATIONS, Math.ceil(CONFIRM_SECONDS * 1e9 / bytes * Math.min(median,
+        // the same batch on both sides of a pair: about CONFIRM_BATCH_SECONDS at the slower end's usual rate
+        int[] batches = pairsToMeasure.stream().mapToInt(p -> (int) Math.max(1, Math.min(MAX_CONFIRM_ITERATIONS,
+                Math.ceil(CONFIRM_BATCH_SECONDS * 1e9 / bytes * Math.min(median,
                         Math.min(all.pairMedian(p.low()), all.pairMedian(p.high()))))))).toArray();
         PairSchedule schedule = PairSchedule.of(all.n(), pairsToMeasure);
         double[] mine = new double[2 * pairsToMeasure.size()];
         Arrays.fill(mine, Double.NaN);
         try (CommBuffer send = comm.allocate(count * DataType.FLOAT32.bytes());
-             CommBuffer recv = comm.allocate(count * DataType.FLOAT32.bytes())) {
+             CommBuffer recv = comm.allocate(count * DataType.FLOAT32.bytes());
+             CommBuffer goOnSend = comm.allocate(Integer.BYTES);
+             CommBuffer goOnRecv = comm.allocate(Integer.BYTES)) {
             for (int round = 0; round < schedule.rounds().size(); round++) {
                 int peer = schedule.peerOf(comm.rank(), round);
                 if (peer >= 0) {
                     int index = pairsToMeasure.indexOf(Pair.of(comm.rank(), peer));
-                    Probe probe = probe(comm, send, recv, count, peer, iterations[index]);
+                    Probe probe = probe(comm, new ProbeBuffers(send, recv, goOnSend, goOnRecv), count, peer,
+                            v.pairIterations(), batches[index]);
                     mine[2 * index] = probe.gbps();
                     mine[2 * index + 1] = probe.stallShare();
                 }
@@ -351,20 +356,42 @@ public final class ValidationRunner {
                 100 * probe.stallShare());
     }
 
+    private record ProbeBuffers(CommBuffer send, CommBuffer recv, CommBuffer goOnSend, CommBuffer goOnRecv) {
+    }
+
     /**
-     * {@code iterations} exchanges of {@code count} floats with {@code peer}: the rate over the wall time, and the
-     * share of that time beyond {@code iterations} median exchanges (what stalls cost).
+     * Exchanges of {@code count} floats with {@code peer}, in batches of {@code batch}, until the pair's lower rank
+     * has spent {@link #CONFIRM_NANOS} (and at least {@code minIterations}): the rate over the wall time, and the
+     * share of that time beyond as many median exchanges (what stalls cost). After each batch the lower rank sends
+     * whether to go on, so that both sides stop together.
      */
-    private static Probe probe(Communicator comm, CommBuffer send, CommBuffer recv, long count, int peer,
-                               int iterations) {
-        comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32);
-        long[] nanos = new long[iterations];
+    private static Probe probe(Communicator comm, ProbeBuffers b, long count, int peer, int minIterations,
+                               int batch) {
+        comm.sendRecv(b.send(), peer, b.recv(), peer, count, DataType.FLOAT32);
+        boolean leads = comm.rank() < peer;
+        ByteBuffer goOn = ByteBuffer.allocateDirect(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        long[] nanos = new long[MAX_CONFIRM_ITERATIONS];
+        int iterations = 0;
         long start = System.nanoTime();
-        for (int i = 0; i < iterations; i++) {
-            nanos[i] = comm.timeNanos(() -> comm.sendRecv(send, peer, recv, peer, count, DataType.FLOAT32));
+        while (true) {
+            for (int i = 0; i < batch && iterations < nanos.length; i++) {
+                nanos[iterations++] = comm.timeNanos(() -> comm.sendRecv(b.send(), peer, b.recv(), peer, count,
+                        DataType.FLOAT32));
+            }
+            boolean more = iterations < nanos.length
+                    && (iterations < minIterations || System.nanoTime() - start < CONFIRM_NANOS);
+            goOn.putInt(0, more ? 1 : 0);
+            b.goOnSend().copyFromHost(goOn, 0);
+            comm.sendRecv(b.goOnSend(), peer, b.goOnRecv(), peer, 1, DataType.INT32);
+            if (!leads) {
+                b.goOnRecv().copyToHost(goOn, 0);
+            }
+            if (goOn.getInt(0) == 0) {
+                break;
+            }
         }
         long wall = Math.max(1, System.nanoTime() - start);
-        long[] sorted = nanos.clone();
+        long[] sorted = Arrays.copyOf(nanos, iterations);
         Arrays.sort(sorted);
         double steady = (double) sorted[iterations / 2] * iterations;
         return new Probe(gbps(count * DataType.FLOAT32.bytes() * iterations, wall),
