@@ -10,6 +10,7 @@ tc and iptables; rows whose tool is missing are skipped, saying why.
 
   sudo ALLSUM_HOME=dist/allsum-linux-x86_64 python3 bench/validate/fault_matrix.py --runs 10 --healthy 50 --out /tmp/fm
   ... --rows healthy,cpu-5%/100ms,stop   (a comma list of row names or prefixes: healthy, cpu, stop, rate, delay, loss)
+  ... --render /tmp/fm/runs.jsonl ...      (the table of runs recorded so far, by one or several calls)
 """
 import argparse
 import json
@@ -351,7 +352,16 @@ def main():
     ap.add_argument("--rows", default="", help="comma list of row names or prefixes (default: all)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/allsum-fault-matrix"))
     ap.add_argument("--loopback", action="store_true", help="no namespaces even where they work")
+    ap.add_argument("--render", type=Path, nargs="+", help="only print the table of these runs.jsonl files")
     a = ap.parse_args()
+    if a.render:
+        results = {}
+        for f in a.render:
+            for line in f.read_text().splitlines():
+                run = json.loads(line)
+                results.setdefault(run["row"], []).append(run)
+        print(render(results), end="")
+        return
     home = os.environ.get("ALLSUM_HOME") or sys.exit("set ALLSUM_HOME to an unpacked allsum distribution")
     a.out.mkdir(parents=True, exist_ok=True)
     wanted = [w for w in a.rows.split(",") if w]

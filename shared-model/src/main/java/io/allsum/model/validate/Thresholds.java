@@ -12,7 +12,7 @@ public record Thresholds(double minDeviations, double minShortfall, double pairS
                          double minStallShare) {
 
     /** 3.5 deviations is Iglewicz and Hoaglin's outlier bound for the modified z-score. */
-    public static final Thresholds DEFAULTS = new Thresholds(3.5, 0.25, 0.5, 0.5, 0.05);
+    public static final Thresholds DEFAULTS = new Thresholds(3.5, 0.25, 0.5, 0.5, 0.1);
 
     public Thresholds(double minDeviations, double minShortfall, double pairShare, double lateShare) {
         this(minDeviations, minShortfall, pairShare, lateShare, DEFAULTS.minStallShare());

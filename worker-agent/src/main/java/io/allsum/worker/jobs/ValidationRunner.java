@@ -344,10 +344,13 @@ public final class ValidationRunner {
         return out;
     }
 
-    /** A confirmation exchange's figures: GB/s over its whole wall time, and the share of that time lost to stalls. */
+    /**
+     * A confirmation exchange's figures: GB/s over its whole wall time, and the share of that time lost to stalls. It
+     * stalls at twice {@code minStallShare}: a healthy 0.4 s probe on a crowded host loses up to about 20% alone.
+     */
     record Probe(double gbps, double stallShare) {
         boolean bad(double median, double minShortfall, double minStallShare) {
-            return gbps < median * (1 - minShortfall) || stallShare >= minStallShare;
+            return gbps < median * (1 - minShortfall) || stallShare >= 2 * minStallShare;
         }
     }
 

@@ -139,7 +139,8 @@ class ValidationRunnerTest {
         Pair pair = Pair.of(1, 4);
         Map<Integer, AtomicInteger> calls = new ConcurrentHashMap<>();
         Map<Pair, Double> pairs = pairFigures(6, slowPair(pair, call -> call <= BULK_CALLS, calls), calls);
-        assertThat(calls.get(pair.low())).as("measured twice").hasValue(2 * CALLS_PER_MEASUREMENT);
+        // measured twice; the slow moment may also make one end a straggler, probed with the other end
+        assertThat(calls.get(pair.low())).as("measured twice").hasValueGreaterThanOrEqualTo(2 * CALLS_PER_MEASUREMENT);
         assertThat(new SuspectFinder(validation(1024).validation().thresholds()).slowPairs(pairs)).doesNotContain(pair);
     }
 
