@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code allsum validate --server ... --exclude} on a real local group of 4 ring ranks whose rank 3 runs in a CPU
- * cgroup that grants it 2 ms of every 100 ms: the verdict names rank 3, and the sweep runs again on the others.
+ * cgroup that grants it 5 ms of every 100 ms: the verdict names rank 3, and the sweep runs again on the others.
  * A hard cap, unlike a busy machine's sharing, slows every exchange with that rank (its pairs fall 90% and more
  * short). Skipped where this process cannot make a CPU cgroup (it needs root and a writable cgroup file system).
  */
@@ -37,7 +37,7 @@ class ValidateExcludeIT {
         LauncherProcess.assumeReactorJars();
         Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
         try (CpuQuota quota = CpuQuota.createOrSkip("allsum-exclude-it-" + ProcessHandle.current().pid())) {
-            quota.limit(2_000, 100_000);
+            quota.limit(5_000, 100_000);
             ProcessLayout layout = withHeartbeatTimeout(ProcessLayout.resolve(null, repo, ProcessLayout.currentJava()));
             LocalCluster cluster = LocalCluster.start(layout, Backend.RING, RANKS, List.of(), GROUP,
                     new LocalCluster.Options(false, false));
