@@ -310,7 +310,7 @@ def start_cluster(home, net, ranks, hosts, token, logs):
 def validate(home, url, token, out, wait):
     start = time.time()
     p = subprocess.run([f"{home}/bin/allsum", "validate", "--server", url, "--group", "matrix", "--token", token,
-                        "--wait-for-ranks", wait, "--timeout", "600", "-q", "--json", str(out)],
+                        "--timeout", wait, "-q", "--json", str(out)],
                        capture_output=True, text=True, timeout=700)
     wall = time.time() - start
     try:
@@ -379,9 +379,9 @@ def main():
           f"{a.hosts if net.links else 1} host(s) ({type(net).__name__}), server {url}", flush=True)
     results = {}
     try:
-        print("# warm-up validation (unmeasured): waiting up to 120 s for every rank to join", flush=True)
-        record, wall, rc = validate(home, url, token, a.out / "warmup.json", "120s")
-        print(f"# warm-up: {record.get('verdict')} in {wall:.1f} s", flush=True)
+        print("# warm-up validation (unmeasured): waiting up to 180 s for every rank to join", flush=True)
+        record, wall, rc = validate(home, url, token, a.out / "warmup.json", "180")
+        print(f"# warm-up: {record.get('verdict')} in {wall:.1f} s {record.get('error') or ''}", flush=True)
         runs_file = open(a.out / "runs.jsonl", "a")
         for row in chosen:
             why = row.missing(net) if isinstance(row, LinkFault) else row.missing()
@@ -398,7 +398,7 @@ def main():
                 row.apply(victim)
                 try:
                     record, wall, rc = validate(home, url, token, a.out / f"{row.name.replace('/', '_')}-{i}.json",
-                                                "60s")
+                                                "600")
                 finally:
                     row.lift()
                 hit, wrong = judge(record, row, victim, workers)
