@@ -95,7 +95,8 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Option(names = "--min-stall-share", paramLabel = "F",
             description = "A rank the others waited for F of the lock-step time, beyond the ranks' median, is a "
-                    + "straggler (default: 0.05).")
+                    + "straggler; a confirmation probe stalled twice F of its time confirms it (default: "
+                    + Thresholds.DEFAULT_MIN_STALL_SHARE + ").")
     Double minStallShare;
 
     @Option(names = "--baseline", paramLabel = "FILE",

@@ -6,14 +6,17 @@ import java.util.List;
 
 /**
  * Who the others waited for at validation's lock-step barriers. At each barrier every rank times its own wait; the
- * rank that arrived last waited least, and its lateness (charged to it alone) is how much less than the median of the
- * others' waits. A
- * rank that stalls (runs, then stops) is late at many barriers with every peer, a busy moment of a shared host at few.
+ * rank that arrived last waited least, and its lateness is how much less than the median of the others' waits. The
+ * ranks that arrived with it (within {@link #TIE_SHARE} of that lateness, as the two ends of one slow exchange do)
+ * were late together, and the barrier's cost goes to whichever of them was late at the most barriers: the rank that
+ * stalls with a new partner every round, the ranks of a slow host, not the partner that met them once.
  */
 public final class Stragglers {
 
     /** A barrier counts as late for a rank when the others' median wait exceeds its own by this much. */
     static final double LATE_MICROS = 1000;
+    /** Ranks whose waits exceed the last one's by at most this share of its lateness arrived with it. */
+    static final double TIE_SHARE = 0.2;
 
     /**
      * One rank's waits: {@code causedSeconds}, the sum of its lateness over the barriers; {@code lateBarriers}, at how
@@ -36,27 +39,34 @@ public final class Stragglers {
         int[] late = new int[n];
         double[] waited = new double[n];
         double[] others = new double[Math.max(0, n - 1)];
+        double[][] lateness = new double[barriers][]; // per barrier, each rank's lateness; NaN if not among the last
+        int[] lateAt = new int[n];
         for (int b = 0; b < barriers && n >= 2; b++) {
-            // only the last to arrive (the least wait) set the barrier's time: a rank late behind it cost nobody
             int last = 0;
             for (int r = 1; r < n; r++) {
                 last = waitsMicros.get(r).get(b) < waitsMicros.get(last).get(b) ? r : last;
             }
+            double lastLateness = lateness(waitsMicros, b, last, others);
+            double tie = lastLateness >= LATE_MICROS ? TIE_SHARE * lastLateness : 0;
+            lateness[b] = new double[n];
             for (int r = 0; r < n; r++) {
-                waited[r] += waitsMicros.get(r).get(b);
-                if (r != last) {
-                    continue;
-                }
-                int k = 0;
-                for (int o = 0; o < n; o++) {
-                    if (o != r) {
-                        others[k++] = waitsMicros.get(o).get(b);
-                    }
-                }
                 double own = waitsMicros.get(r).get(b);
-                double lateness = Math.max(0, median(others) - own);
-                caused[r] += lateness;
-                late[r] += lateness >= LATE_MICROS ? 1 : 0;
+                waited[r] += own;
+                boolean amongLast = r == last || own - waitsMicros.get(last).get(b) <= tie;
+                lateness[b][r] = !amongLast ? Double.NaN : r == last ? lastLateness : lateness(waitsMicros, b, r, others);
+                lateAt[r] += lateness[b][r] >= LATE_MICROS ? 1 : 0;
+            }
+        }
+        for (int b = 0; b < barriers && n >= 2; b++) {
+            int most = 0;
+            for (int r = 0; r < n; r++) {
+                most = Double.isNaN(lateness[b][r]) ? most : Math.max(most, lateAt[r]);
+            }
+            for (int r = 0; r < n; r++) {
+                if (!Double.isNaN(lateness[b][r]) && lateAt[r] == most) {
+                    caused[r] += lateness[b][r];
+                    late[r] += lateness[b][r] >= LATE_MICROS ? 1 : 0;
+                }
             }
         }
         List<RankWaits> out = new ArrayList<>(n);
@@ -64,6 +74,17 @@ public final class Stragglers {
             out.add(new RankWaits(r, caused[r] / 1e6, late[r], barriers, waited[r] / 1e6));
         }
         return out;
+    }
+
+    /** How much less than the median of the others' waits rank {@code r} waited at barrier {@code b}, at least 0. */
+    private static double lateness(List<List<Double>> waitsMicros, int b, int r, double[] others) {
+        int k = 0;
+        for (int o = 0; o < waitsMicros.size(); o++) {
+            if (o != r) {
+                others[k++] = waitsMicros.get(o).get(b);
+            }
+        }
+        return Math.max(0, median(others) - waitsMicros.get(r).get(b));
     }
 
     private static double median(double[] values) {

@@ -234,6 +234,28 @@ class SuspectFinderTest {
     }
 
     @Test
+    void theTwoEndsOfASlowExchangeShareItsCostSoAPartnerOfASlowHostIsNoStraggler() {
+        // ranks 4 and 5 share a slow host: each round they exchange with a new partner while the rest wait; rank 1
+        // (in the two longest rounds) arrives last, a fraction of a millisecond behind its partner
+        int[] partners = {0, 1, 2, 3, 6, 7};
+        List<List<Double>> raw = new java.util.ArrayList<>();
+        for (int r = 0; r < 8; r++) {
+            raw.add(new java.util.ArrayList<>());
+        }
+        for (int b = 0; b < 6; b++) {
+            int p4 = partners[b], p5 = partners[(b + 3) % 6];
+            double micros = p4 == 1 || p5 == 1 ? 5e6 : 1e6;
+            for (int r = 0; r < 8; r++) {
+                boolean slowPair = r == 4 || r == 5 || r == p4 || r == p5;
+                raw.get(r).add(!slowPair ? micros : r == 1 ? 0 : 300.0 + 10 * r);
+            }
+        }
+        var waits = Stragglers.of(raw);
+        assertThat(waits.get(4).causedSeconds()).isGreaterThan(waits.get(1).causedSeconds());
+        assertThat(FINDER.stragglers(waits, 14.0)).doesNotContain(1);
+    }
+
+    @Test
     void twoRanksNameTheOneTheOtherWaitedFor() {
         List<List<Double>> raw = List.of(List.of(0.0, 80_000.0, 0.0, 80_000.0), List.of(80_000.0, 0.0, 80_000.0, 0.0));
         assertThat(FINDER.stragglers(Stragglers.of(raw), 1.0)).isEmpty();
