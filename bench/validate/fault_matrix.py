@@ -397,7 +397,7 @@ def main():
                     victim = workers[(1 + 3 * i) % a.ranks]
                 row.apply(victim)
                 try:
-                    record, wall, rc = validate(home, url, token, a.out / f"{row.name.replace('/', '_')}-{i}.json",
+                    record, wall, rc = validate(home, url, token, a.out / f"{row.name.replace('/', '_').replace('%', 'pct')}-{i}.json",
                                                 "600")
                 finally:
                     row.lift()
