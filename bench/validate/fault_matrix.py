@@ -123,11 +123,12 @@ class CpuQuota:
                 v1 = Path(f[1])
         return (v2, True) if v2 else (v1, False)
 
-    @classmethod
-    def missing(cls):
-        root, v2 = cls.hierarchy()
+    def missing(self):
+        root, v2 = self.hierarchy()
         if root is None:
             return "no cgroup hierarchy has the cpu controller"
+        if self.quota < 1000:
+            return f"a quota of {self.quota} us: the kernel's CFS refuses quotas under 1 ms"
         if v2 and "cpu" not in (root / "cgroup.subtree_control").read_text().split():
             try:
                 (root / "cgroup.subtree_control").write_text("+cpu")
