@@ -18,6 +18,7 @@ import os
 import random
 import secrets
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -380,6 +381,16 @@ def main():
           f"{a.hosts if net.links else 1} host(s) ({type(net).__name__}), server {url}", flush=True)
     results = {}
     try:
+        print(f"# waiting up to 120 s for the server at {url} to accept connections", flush=True)
+        end = time.time() + 120
+        while True:
+            try:
+                socket.create_connection((net.server_address(), PORT), timeout=2).close()
+                break
+            except OSError:
+                if time.time() > end:
+                    raise RuntimeError(f"the server at {url} did not accept a connection in 120 s")
+                time.sleep(0.5)
         print("# warm-up validation (unmeasured): waiting up to 180 s for every rank to join", flush=True)
         record, wall, rc = validate(home, url, token, a.out / "warmup.json", "180")
         print(f"# warm-up: {record.get('verdict')} in {wall:.1f} s {record.get('error') or ''}", flush=True)
