@@ -322,6 +322,11 @@ def validate(home, url, token, out, wait):
     return record, wall, p.returncode
 
 
+def file_name(row):
+    """A row's name as a file name: cpu-5%/10ms -> cpu-5pct_10ms."""
+    return row.replace("/", "_").replace("%", "pct")
+
+
 def busbw(record):
     results = ((record.get("job") or {}).get("results")) or []
     return results[-1]["busBandwidthGBps"] if results else None
@@ -409,8 +414,7 @@ def main():
                     victim = workers[(1 + 3 * i) % a.ranks]
                 row.apply(victim)
                 try:
-                    record, wall, rc = validate(home, url, token, a.out / f"{row.name.replace('/', '_').replace('%', 'pct')}-{i}.json",
-                                                "600")
+                    record, wall, rc = validate(home, url, token, a.out / f"{file_name(row.name)}-{i}.json", "600")
                 finally:
                     row.lift()
                 hit, wrong = judge(record, row, victim, workers)
