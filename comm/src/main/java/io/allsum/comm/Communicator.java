@@ -5,6 +5,7 @@ import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -101,6 +102,14 @@ public interface Communicator extends AutoCloseable {
      * group was idle (called at most once, on a backend thread). Backends that cannot see such failures ignore it.
      */
     default void onFailure(Consumer<CommException> listener) {
+    }
+
+    /**
+     * The kernel's TCP counters of this rank's connection to each peer, by peer rank, read now: empty where the
+     * backend's traffic is not this process's TCP (NCCL) or the kernel does not say (Linux only).
+     */
+    default Map<Integer, TcpCounts> tcpCounters() {
+        return Map.of();
     }
 
     /** Tears the communicator down at once, failing any call in flight; safe from any thread. */

@@ -122,6 +122,11 @@ public abstract class ForwardingCommunicator implements Communicator {
     }
 
     @Override
+    public java.util.Map<Integer, io.allsum.comm.TcpCounts> tcpCounters() {
+        return delegate.tcpCounters();
+    }
+
+    @Override
     public void onFailure(Consumer<CommException> listener) {
         delegate.onFailure(listener);
     }

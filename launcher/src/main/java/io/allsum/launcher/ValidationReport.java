@@ -4,6 +4,7 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.jobs.ValidationResult.PairRetransmits;
 import io.allsum.model.jobs.ValidationResult.SoloFigure;
 import io.allsum.model.validate.HostPairs;
 import io.allsum.model.validate.PairMatrix;
@@ -131,6 +132,24 @@ final class ValidationReport {
             out.println("# own times at " + largest.bytes() + " B (us): " + largest.rankTimesMicros().stream()
                     .map(t -> String.format(Locale.ROOT, "%.1f", t)).collect(Collectors.joining(" ")));
         }
+        retransmits(v);
+    }
+
+    /** The kernel's resent segments per pair, the most resending first (at most 8); nothing where none were read. */
+    private void retransmits(ValidationResult v) {
+        if (v.retransmits().isEmpty()) {
+            return;
+        }
+        long segments = v.retransmits().stream().mapToLong(PairRetransmits::segmentsOut).sum();
+        long resent = v.retransmits().stream().mapToLong(PairRetransmits::retransmits).sum();
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                "# TCP segments resent (the kernel's counters, whole validation): %d of %d over %d pairs", resent,
+                segments, v.retransmits().size()));
+        v.retransmits().stream().filter(p -> p.retransmits() > 0)
+                .sorted(java.util.Comparator.comparingDouble(PairRetransmits::percent).reversed()).limit(8)
+                .forEach(p -> line.append(String.format(Locale.ROOT, "; %d-%d %.2f%%", p.low(), p.high(),
+                        p.percent())));
+        out.println(line);
     }
 
     /** The sweep without {@code left} (a job with those {@code excludeRanks}): its table, the kept ranks' lines. */

@@ -49,6 +49,8 @@ final class PeerLink implements AutoCloseable {
     final int peerRank;
     final String peerEndpoint;
     private final SocketChannel channel;
+    /** The connection as the kernel names it (null where the socket could not say), for its TCP counters. */
+    final KernelTcpCounters.Connection connection;
     private final Selector readSelector;
     private final Selector writeSelector;
     private final long timeoutNanos;
@@ -81,6 +83,7 @@ final class PeerLink implements AutoCloseable {
         this.peerRank = peerRank;
         this.peerEndpoint = peerEndpoint;
         this.channel = channel;
+        this.connection = connectionOf(channel);
         this.timeoutNanos = timeoutNanos;
         channel.configureBlocking(false);
         this.readSelector = Selector.open();
@@ -89,6 +92,16 @@ final class PeerLink implements AutoCloseable {
         channel.register(writeSelector, SelectionKey.OP_WRITE);
         this.writer = Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().daemon().name("ring-r" + selfRank + "-to-r" + peerRank).factory());
+    }
+
+    private static KernelTcpCounters.Connection connectionOf(SocketChannel channel) {
+        try {
+            return channel.getLocalAddress() instanceof java.net.InetSocketAddress local
+                    && channel.getRemoteAddress() instanceof java.net.InetSocketAddress remote
+                    ? KernelTcpCounters.Connection.of(local, remote) : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Reserves this op's sequence number for frames sent on this link; called on the calling thread. */

@@ -10,6 +10,7 @@ import io.allsum.comm.CommTimeoutException;
 import io.allsum.comm.Communicator;
 import io.allsum.comm.PeerFailedException;
 import io.allsum.comm.host.HostReduction;
+import io.allsum.comm.TcpCounts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,6 +18,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -377,6 +380,19 @@ public final class RingCommunicator implements Communicator {
         if (found != null && listener != null) {
             listener.accept(found);
         }
+    }
+
+    @Override
+    public Map<Integer, TcpCounts> tcpCounters() {
+        Map<KernelTcpCounters.Connection, TcpCounts> kernel = KernelTcpCounters.read().orElse(Map.of());
+        Map<Integer, TcpCounts> out = new TreeMap<>();
+        for (PeerLink link : links) {
+            TcpCounts counts = link == null || link.connection == null ? null : kernel.get(link.connection);
+            if (counts != null) {
+                out.put(link.peerRank, counts);
+            }
+        }
+        return out;
     }
 
     /** How many links send / receive their payload through shared memory (tests, diagnostics). */

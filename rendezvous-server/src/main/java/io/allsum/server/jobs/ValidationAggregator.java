@@ -6,6 +6,7 @@ import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.jobs.ValidationResult.PairRetransmits;
 import io.allsum.model.jobs.ValidationResult.SoloFigure;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.problem.Violation;
@@ -15,6 +16,7 @@ import io.allsum.model.validate.LastArrivals;
 import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.RankPlace;
+import io.allsum.model.validate.Retransmits;
 import io.allsum.model.validate.RobustStats;
 import io.allsum.model.validate.Stragglers;
 import io.allsum.model.validate.Stragglers.RankWaits;
@@ -76,6 +78,18 @@ final class ValidationAggregator {
             return new Violation("validation.lockstepSeconds", rank + "must be a finite figure >= 0, got "
                     + v.lockstepSeconds());
         }
+        if (v.links().size() >= worldSize) {
+            return new Violation("validation.links", rank + "at most one entry per peer (" + (worldSize - 1)
+                    + "), got " + v.links().size());
+        }
+        for (int i = 0; i < v.links().size(); i++) {
+            RankValidation.LinkTraffic l = v.links().get(i);
+            if (l == null || l.peer() < 0 || l.peer() >= worldSize || l.peer() == report.rank()
+                    || l.segmentsOut() < 0 || l.retransmits() < 0) {
+                return new Violation("validation.links[" + i + "]", rank + "needs another rank of the " + worldSize
+                        + " and counts >= 0");
+            }
+        }
         if (v.confirmations().size() > MAX_CONFIRMATIONS || !v.confirmations().stream().allMatch(c -> c != null
                 && c.key() != null && c.key().length() <= 64 && c.how() != null && c.how().length() <= 4096)) {
             return new Violation("validation.confirmations", rank + "at most " + MAX_CONFIRMATIONS
@@ -108,7 +122,9 @@ final class ValidationAggregator {
         List<RankPlace> ranks = new ArrayList<>();
         List<SoloFigure> solo = new ArrayList<>();
         Map<Integer, List<RankValidation.PairMeasurement>> measured = new TreeMap<>();
+        Map<Integer, List<RankValidation.LinkTraffic>> links = new TreeMap<>();
         job.validations.forEach((rank, v) -> {
+            links.put(rank, v.links());
             ranks.add(new RankPlace(rank, v.host(), v.device()));
             if (v.soloGBps() != null) {
                 solo.add(new SoloFigure(rank, v.soloGBps()));
@@ -116,6 +132,7 @@ final class ValidationAggregator {
             measured.put(rank, v.pairs());
         });
         SortedMap<Pair, PairFigure> pairs = PairFigures.of(measured);
+        SortedMap<Pair, PairRetransmits> retransmits = Retransmits.of(links);
         List<Integer> late = lastArrivals(job.results, job.worldSize, spec.minShortfall());
         int n = job.worldSize;
         List<Double> pairTimes = job.validations.values().stream().map(RankValidation::pairsSeconds)
@@ -148,6 +165,17 @@ final class ValidationAggregator {
                     unconfirmed.add(s.withConfirmation(c.how()));
                 }
             }
+            for (Suspect s : finder(spec).lossSuspects(ranks, retransmits)) {
+                int at = indexOf(found, s.key());
+                Suspect counted = s.withConfirmation("counted by the kernel over the whole validation: not re-measured");
+                if (at < 0) {
+                    found.add(counted);
+                } else { // slow and lossy: one suspect with both
+                    Suspect slow = found.get(at);
+                    found.set(at, new Suspect(slow.rank(), slow.host(), slow.device(), slow.kind(), slow.peerRank(),
+                            slow.reason() + "; " + s.reason(), slow.confirmation()));
+                }
+            }
             SizeResult largest = job.results.isEmpty() ? null : job.results.getLast();
             SuspectFinder.groupSuspects(spec.expectBusBandwidthGBps(), largest == null ? 0 : largest.bytes(),
                     largest == null ? null : largest.busBandwidthGBps(), spec.baseline(), figures)
@@ -160,7 +188,17 @@ final class ValidationAggregator {
             verdict = suspects.isEmpty() ? ValidationResult.FAILED : ValidationResult.SUSPECTS;
         }
         return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), pairsSeconds, late, suspects, verdict,
-                phase, waits, lockstep, unconfirmed == null ? null : List.copyOf(unconfirmed), figures);
+                phase, waits, lockstep, unconfirmed == null ? null : List.copyOf(unconfirmed), figures,
+                List.copyOf(retransmits.values()));
+    }
+
+    private static int indexOf(List<Suspect> suspects, String key) {
+        for (int i = 0; i < suspects.size(); i++) {
+            if (suspects.get(i).key().equals(key)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The ranks the server heard nothing from past its heartbeat timeout while the validation ran. */

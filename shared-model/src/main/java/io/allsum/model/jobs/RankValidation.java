@@ -7,11 +7,13 @@ import java.util.List;
  * pair it was in, as measured from its side, and the seconds its pair phase took (null until its last round).
  * {@code barrierWaitsMicros}: how long this rank waited at each lock-step barrier (the alone phase's steps, then
  * each pair round's), the same barriers on every rank; {@code lockstepSeconds}: the wall time those barriers span;
- * {@code confirmations}: how each suspect was measured again (the same list on every rank; empty until the end).
+ * {@code confirmations}: how each suspect was measured again (the same list on every rank; empty until the end);
+ * {@code links}: the kernel's TCP counters of this rank's connection to each peer over the whole validation (empty
+ * until the end, and where the backend's traffic is not the worker's own TCP).
  */
 public record RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
                              Double pairsSeconds, List<Double> barrierWaitsMicros, Double lockstepSeconds,
-                             List<Confirmation> confirmations) {
+                             List<Confirmation> confirmations, List<LinkTraffic> links) {
 
     /**
      * An exchange with {@code peer}: {@code gbps}, the bytes moved each way over the wall time of all timed
@@ -32,14 +34,26 @@ public record RankValidation(String host, String device, Double soloGBps, List<P
     public record Confirmation(String key, boolean confirmed, String how) {
     }
 
+    /** Segments this rank sent to {@code peer} over TCP, and how many of them it had to send again. */
+    public record LinkTraffic(int peer, long segmentsOut, long retransmits) {
+    }
+
     public RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
                           Double pairsSeconds) {
-        this(host, device, soloGBps, pairs, pairsSeconds, List.of(), null, List.of());
+        this(host, device, soloGBps, pairs, pairsSeconds, List.of(), null, List.of(), List.of());
+    }
+
+    public RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
+                          Double pairsSeconds, List<Double> barrierWaitsMicros, Double lockstepSeconds,
+                          List<Confirmation> confirmations) {
+        this(host, device, soloGBps, pairs, pairsSeconds, barrierWaitsMicros, lockstepSeconds, confirmations,
+                List.of());
     }
 
     public RankValidation {
         pairs = pairs == null ? List.of() : List.copyOf(pairs);
         barrierWaitsMicros = barrierWaitsMicros == null ? List.of() : List.copyOf(barrierWaitsMicros);
         confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
+        links = links == null ? List.of() : List.copyOf(links);
     }
 }

@@ -15,13 +15,27 @@ import java.util.Map;
  * being measured ({@code alone}, {@code pairs}, {@code together}) or {@code done}; for a job that failed, the phase
  * it failed in. {@code waits}: per rank, what the others waited for it at the lock-step barriers over
  * {@code lockstepSeconds}; {@code figures}: this run's figures by name, as a {@link io.allsum.model.validate.Baseline}
- * holds them. {@code suspects} (each with how it was confirmed), {@code unconfirmed} (found, then fine when measured
+ * holds them; {@code retransmits}: per pair, the kernel's TCP counters of both directions over the whole validation
+ * (where the ranks could read them). {@code suspects} (each with how it was confirmed), {@code unconfirmed} (found, then fine when measured
  * again) and {@code verdict} are null until the job ended.
  */
 public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, List<PairFigure> pairs,
                                Double pairsSeconds, List<Integer> lastArrivals, List<Suspect> suspects,
                                String verdict, String phase, List<RankWaits> waits, Double lockstepSeconds,
-                               List<Suspect> unconfirmed, Map<String, Double> figures) {
+                               List<Suspect> unconfirmed, Map<String, Double> figures,
+                               List<PairRetransmits> retransmits) {
+
+    public ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, List<PairFigure> pairs,
+                            Double pairsSeconds, List<Integer> lastArrivals, List<Suspect> suspects, String verdict,
+                            String phase, List<RankWaits> waits, Double lockstepSeconds, List<Suspect> unconfirmed,
+                            Map<String, Double> figures) {
+        this(ranks, solo, pairs, pairsSeconds, lastArrivals, suspects, verdict, phase, waits, lockstepSeconds,
+                unconfirmed, figures, List.of());
+    }
+
+    public ValidationResult {
+        retransmits = retransmits == null ? List.of() : List.copyOf(retransmits);
+    }
 
     public static final String ALONE = "alone";
     public static final String PAIRS = "pairs";
@@ -31,6 +45,10 @@ public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, Lis
     public static final String HEALTHY = "healthy";
     public static final String SUSPECTS = "suspects";
     public static final String FAILED = "failed";
+
+    /** Segments the pair's two ranks sent each other over TCP, and how many were sent again; {@code percent} of them. */
+    public record PairRetransmits(int low, int high, long segmentsOut, long retransmits, double percent) {
+    }
 
     public record SoloFigure(int rank, double gbps) {
     }

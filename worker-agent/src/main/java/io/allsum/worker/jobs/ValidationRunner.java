@@ -9,6 +9,7 @@ import io.allsum.model.jobs.RankValidation;
 import io.allsum.model.jobs.RankValidation.PairMeasurement;
 import io.allsum.model.jobs.ValidationSpec;
 import io.allsum.model.jobs.RankValidation.Confirmation;
+import io.allsum.model.jobs.RankValidation.LinkTraffic;
 import io.allsum.model.validate.LastArrivals;
 import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule;
@@ -20,6 +21,7 @@ import io.allsum.model.validate.Suspect;
 import io.allsum.model.validate.SuspectFinder;
 import io.allsum.comm.CommBuffer;
 import io.allsum.comm.Communicator;
+import io.allsum.comm.TcpCounts;
 import io.allsum.comm.host.HostReduction;
 
 import java.lang.foreign.Arena;
@@ -122,6 +124,7 @@ public final class ValidationRunner {
         ValidationSpec v = job.validation();
         SuspectFinder finder = new SuspectFinder(v.thresholds());
         checkCancelled(comm, cancelled, "alone");
+        Map<Integer, TcpCounts> countersAtStart = comm.tcpCounters();
         List<PairMeasurement> pairs = new ArrayList<>();
         double solo;
         double pairsSeconds;
@@ -174,7 +177,20 @@ public final class ValidationRunner {
                 all.lockstepSeconds());
         List<Confirmation> confirmations = confirm(comm, preliminary, all, v, count);
         return new Outcome(results, new RankValidation(host, device, solo, pairs, pairsSeconds, waits,
-                lockstepSeconds, confirmations));
+                lockstepSeconds, confirmations, linkTraffic(countersAtStart, comm.tcpCounters())));
+    }
+
+    /** What each connection sent between the two readings; peers missing from either reading are left out. */
+    static List<LinkTraffic> linkTraffic(Map<Integer, TcpCounts> start, Map<Integer, TcpCounts> end) {
+        List<LinkTraffic> out = new ArrayList<>();
+        new java.util.TreeMap<>(end).forEach((peer, counts) -> {
+            TcpCounts before = start.get(peer);
+            if (before != null) {
+                TcpCounts sent = counts.since(before);
+                out.add(new LinkTraffic(peer, sent.segmentsOut(), sent.retransmits()));
+            }
+        });
+        return out;
     }
 
     /** Every rank's figures, the same on every rank: what the server will judge, for choosing what to confirm. */

@@ -108,13 +108,18 @@ final class NetnsHosts implements AutoCloseable {
      * 20 Mbit/s token bucket (tbf) with up to 400 ms of queueing. What was applied, or null when tc can do neither.
      */
     String slowDown(int host) throws IOException, InterruptedException {
+        return slowDown(host, "20mbit");
+    }
+
+    /** As {@link #slowDown(int)}, with {@code rate} for the token bucket. */
+    String slowDown(int host, String rate) throws IOException, InterruptedException {
         if (run("ip", "netns", "exec", namespace(host), "tc", "qdisc", "replace", "dev", "eth0", "root", "netem",
                 "delay", "50ms").ok()) {
             return "tc netem delay 50ms";
         }
         if (run("ip", "netns", "exec", namespace(host), "tc", "qdisc", "replace", "dev", "eth0", "root", "tbf",
-                "rate", "20mbit", "burst", "32kbit", "latency", "400ms").ok()) {
-            return "tc tbf rate 20mbit latency 400ms (no sch_netem in this kernel)";
+                "rate", rate, "burst", "32kbit", "latency", "400ms").ok()) {
+            return "tc tbf rate " + rate + " latency 400ms (no sch_netem in this kernel)";
         }
         return null;
     }
@@ -122,6 +127,40 @@ final class NetnsHosts implements AutoCloseable {
     /** Removes what {@link #slowDown} added. */
     void restoreSpeed(int host) throws IOException, InterruptedException {
         run("ip", "netns", "exec", namespace(host), "tc", "qdisc", "del", "dev", "eth0", "root");
+    }
+
+    /**
+     * Drops {@code probability} of the packets on host i's cable, both ways, as a bad cable or NIC does: iptables'
+     * statistic match on its INPUT from the wire and on every other host's INPUT from it. What was applied, or null
+     * where iptables (or its statistic match) is missing; {@link #stopDropping} removes it.
+     */
+    String dropPackets(int host, double probability) throws IOException, InterruptedException {
+        String p = Double.toString(probability);
+        for (String iptables : List.of("iptables", "iptables-legacy")) {
+            if (run("ip", "netns", "exec", namespace(host), iptables, "-A", "INPUT", "-i", "eth0", "-m", "statistic",
+                    "--mode", "random", "--probability", p, "-j", "DROP").ok()) {
+                dropping = iptables;
+                for (int other = 0; other < hosts.size(); other++) {
+                    if (other != host) {
+                        must("ip", "netns", "exec", namespace(other), iptables, "-A", "INPUT", "-s", address(host),
+                                "-m", "statistic", "--mode", "random", "--probability", p, "-j", "DROP");
+                    }
+                }
+                return iptables + " statistic --probability " + p + " on INPUT, both ways";
+            }
+        }
+        return null;
+    }
+
+    private String dropping;
+
+    /** Removes every rule {@link #dropPackets} added, on every host. */
+    void stopDropping() throws IOException, InterruptedException {
+        if (dropping != null) {
+            for (int i = 0; i < hosts.size(); i++) {
+                run("ip", "netns", "exec", namespace(i), dropping, "-F", "INPUT");
+            }
+        }
     }
 
     @Override

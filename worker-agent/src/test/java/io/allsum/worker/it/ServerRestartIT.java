@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The rendezvous server is killed (SIGKILL) and a new one starts on the same port and data directory.
- * A ring group at generation 15: the workers see the new epoch, re-join reporting generation 15, the group re-forms
- * as generation 16, and a job submitted to the new server runs and verifies. A group in the middle of a job: the
+ * A ring group at generation 5: the workers see the new epoch, re-join reporting generation 5, the group re-forms
+ * as generation 6, and a job submitted to the new server runs and verifies. A group in the middle of a job: the
  * job is kept as INTERRUPTED with its reason, the history before it is intact, and the next job succeeds.
  */
 class ServerRestartIT {
@@ -37,15 +37,15 @@ class ServerRestartIT {
 
     @BeforeAll
     static void startServer() throws Exception {
-        // 14 injected failures must not use up the workers' restart budget (failures within a window).
+        // 4 injected failures must not use up the workers' restart budget (failures within a window).
         cluster = ItCluster.start("server-restart", null, ItCluster.workerTiming("--allsum.worker.max-restarts=40"));
     }
 
     @Test
-    void aGroupAtGeneration15SurvivesAServerRestartAndRunsAJobAsGeneration16() throws Exception {
+    void aGroupAtGeneration5SurvivesAServerRestartAndRunsAJobAsGeneration6() throws Exception {
         cluster.startGroup(GROUP, WORLD_SIZE);
         awaitComplete(1);
-        for (long generation = 1; generation < 15; generation++) {
+        for (long generation = 1; generation < 5; generation++) {
             failGeneration(generation);
             awaitComplete(generation + 1);
             assertThat(runSmallJob().state()).isEqualTo(JobState.SUCCEEDED);
@@ -53,12 +53,12 @@ class ServerRestartIT {
         String oldEpoch = cluster.client().status(GROUP).epoch();
 
         cluster.restartServer(2);
-        GroupStatus reformed = awaitComplete(16);
+        GroupStatus reformed = awaitComplete(6);
 
         assertThat(reformed.epoch()).isNotNull().isNotEqualTo(oldEpoch);
         Job done = runSmallJob();
         assertThat(done.state()).as(done.failureReason()).isEqualTo(JobState.SUCCEEDED);
-        assertThat(done.generation()).isEqualTo(16L);
+        assertThat(done.generation()).isEqualTo(6L);
         assertThat(done.results()).isNotEmpty().allSatisfy(r -> assertThat(r.wrongElements()).isZero());
         for (int rank = 0; rank < WORLD_SIZE; rank++) {
             assertThat(cluster.worker(GROUP, rank).process().output()).contains("the rendezvous server restarted");

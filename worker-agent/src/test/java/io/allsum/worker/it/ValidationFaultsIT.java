@@ -13,6 +13,7 @@ import io.allsum.model.rendezvous.GroupStatus;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the job ends FAILED within the collective deadline, naming the rank, with {@code validation.phase} "pairs";
  * afterwards the group re-forms and a plain all-sum succeeds. docs/validate.md ("Faults") quotes the times printed.
  */
+@Isolated("it measures speed: another cluster on the same cores would be its fault")
 class ValidationFaultsIT {
 
     static final String GROUP = "validate-faults-4";

@@ -1,0 +1,88 @@
+package io.allsum.model.validate;
+
+import io.allsum.model.jobs.RankValidation.LinkTraffic;
+import io.allsum.model.jobs.ValidationResult.PairRetransmits;
+import io.allsum.model.validate.PairSchedule.Pair;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.BiPredicate;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Lossy links from the kernel's counters: blamed on the host, rank or link that explains them, never on noise. */
+class RetransmitsTest {
+
+    private static final SuspectFinder FINDER = new SuspectFinder(Thresholds.DEFAULTS);
+    /** 4 hosts x 2 ranks, as the network-namespace harness lays them out. */
+    private static final List<RankPlace> PLACES = IntStream.range(0, 8)
+            .mapToObj(r -> new RankPlace(r, "10.0.0." + (r / 2 + 1), "cpu")).toList();
+
+    /** Every rank's links: 20,000 segments to each peer, 1% resent where {@code lossy}, else 0 to 2 segments. */
+    private static Map<Pair, PairRetransmits> counted(Random noise, BiPredicate<Integer, Integer> lossy) {
+        Map<Integer, List<LinkTraffic>> byRank = new TreeMap<>();
+        for (int r = 0; r < 8; r++) {
+            List<LinkTraffic> links = new ArrayList<>();
+            for (int peer = 0; peer < 8; peer++) {
+                if (peer != r) {
+                    long resent = lossy.test(Math.min(r, peer), Math.max(r, peer)) ? 150 + noise.nextInt(100)
+                            : noise.nextInt(3);
+                    links.add(new LinkTraffic(peer, 20_000, resent));
+                }
+            }
+            byRank.put(r, links);
+        }
+        return Retransmits.of(byRank);
+    }
+
+    @Test
+    void bothDirectionsMakeOnePairFigure() {
+        Map<Pair, PairRetransmits> counted = Retransmits.of(Map.of(
+                0, List.of(new LinkTraffic(1, 3000, 30)), 1, List.of(new LinkTraffic(0, 1000, 0))));
+        assertThat(counted).containsOnlyKeys(Pair.of(0, 1));
+        assertThat(counted.get(Pair.of(0, 1))).isEqualTo(new PairRetransmits(0, 1, 4000, 30, 0.75));
+    }
+
+    @Test
+    void healthyLinksAndFewSegmentsNameNobody() {
+        Random noise = new Random(3);
+        for (int run = 0; run < 100; run++) {
+            assertThat(FINDER.lossSuspects(PLACES, counted(noise, (a, b) -> false))).as("run %d", run).isEmpty();
+        }
+        Map<Pair, PairRetransmits> headersOnly = Retransmits.of(Map.of(0, List.of(new LinkTraffic(1, 500, 50)),
+                1, List.of(new LinkTraffic(0, 400, 40)), 2, List.of(new LinkTraffic(0, 20_000, 0))));
+        assertThat(FINDER.lossSuspects(PLACES, headersOnly)).as("900 segments say nothing").isEmpty();
+    }
+
+    @Test
+    void aHostLossyWithEveryOtherHostIsNamedAsTheHost() {
+        List<Suspect> suspects = FINDER.lossSuspects(PLACES, counted(new Random(5),
+                (a, b) -> (a / 2 == 1) != (b / 2 == 1)));
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.2");
+            assertThat(s.reason()).contains("resends TCP segments to other hosts");
+        });
+    }
+
+    @Test
+    void oneLossyPairIsNamedAsItsLink() {
+        List<Suspect> suspects = FINDER.lossSuspects(PLACES, counted(new Random(9), (a, b) -> a == 1 && b == 6));
+        assertThat(suspects).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.LINK);
+            assertThat(s.rank()).isEqualTo(1);
+            assertThat(s.peerRank()).isEqualTo(6);
+            assertThat(s.reason()).contains("pair 1-6 resent");
+        });
+    }
+
+    @Test
+    void aNetworkLossyEverywhereIsNoOneLinksFault() {
+        assertThat(FINDER.lossSuspects(PLACES, counted(new Random(11), (a, b) -> true))).isEmpty();
+    }
+}
