@@ -6,24 +6,34 @@ import io.allsum.model.validate.PairSchedule.Pair;
 
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
- * The one rule for a lossy link, from the kernel's TCP counters: a pair's two directions together, judged only with
- * enough segments to say anything. A lost segment costs a link far more than its share of the bytes (TCP halves its
- * window, or waits out a timeout), so a share a timed exchange cannot see is still a fault.
+ * The one rule for lossy links, from the kernel's TCP counters: a pair's two directions together, a host's or rank's
+ * pairs together against the pairs it is not in. A lost segment costs a link far more than its share of the bytes
+ * (TCP halves its window, or waits out a timeout), so a share that timed exchanges do not see is still a fault.
  */
 public final class Retransmits {
 
-    /** Fewer segments between two ranks say nothing of their link (a same-host link carries only frame headers). */
+    /** Fewer segments say nothing of a link (a same-host link carries only frame headers over TCP). */
     public static final long MIN_SEGMENTS = 1000;
-    /** A pair resending this share of its segments is lossy: healthy links resend none or a few in 10,000. */
-    public static final double LOSSY_SHARE = 0.002;
-    /** ... and this many times the pairs' median share, so that a network lossy everywhere is not blamed on one link. */
-    public static final double ABOVE_MEDIAN = 5;
+    /**
+     * A host or rank resending this share of its segments is lossy: 1% lost packets show as 1.3%, healthy links
+     * moving a crowded 2-core machine's full rate up to 0.6%, and one lost offloaded packet is resent as 45 segments.
+     */
+    public static final double LOSSY_SHARE = 0.01;
+    /** ... and in at least half of its pairs (and 2) this share is resent: one lossy link does not make a host. */
+    public static final double PAIR_SHARE = 0.005;
+    /** ... and this many times the share of the pairs it is not in, so a network lossy everywhere blames nobody. */
+    public static final double ABOVE_OTHERS = 4;
+    /** One pair alone is judged only with this many segments (some 2,000 packets), at {@link #LINK_SHARE}. */
+    public static final long LINK_SEGMENTS = 100_000;
+    public static final double LINK_SHARE = 0.025;
 
     private Retransmits() {
     }
@@ -44,27 +54,60 @@ public final class Retransmits {
         return out;
     }
 
-    /** The lossy pairs: enough segments, at least {@link #LOSSY_SHARE} resent and {@link #ABOVE_MEDIAN} the median. */
-    public static List<Pair> lossy(Map<Pair, PairRetransmits> counted) {
-        double median = medianShare(counted.values());
-        return counted.entrySet().stream().filter(e -> {
+    /**
+     * What the counters say about some pairs ({@code inside}) against the rest: their share together, the others'
+     * share, and how many of them ({@code pairs}, those of {@link #MIN_SEGMENTS} or more) resent {@link #PAIR_SHARE}.
+     */
+    public record Verdict(long segments, long resent, double share, double othersShare, int pairs, int lossyPairs) {
+
+        /** Lossy together, and in at least half of the pairs and 2: one lossy link does not make its rank lossy. */
+        public boolean lossy() {
+            return stands(LOSSY_SHARE) && lossyPairs >= 2 && 2 * lossyPairs >= pairs;
+        }
+
+        boolean stands(double bar) {
+            return segments >= MIN_SEGMENTS && share >= bar && share >= ABOVE_OTHERS * othersShare;
+        }
+
+        boolean standsAlone() {
+            return segments >= LINK_SEGMENTS && stands(LINK_SHARE);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%d of %d (%.2g%%, %d of %d pairs at %.2g%% or more) against %.2g%% on "
+                    + "the other pairs", resent, segments, 100 * share, lossyPairs, pairs, 100 * PAIR_SHARE,
+                    100 * othersShare);
+        }
+    }
+
+    /** The pairs {@code inside} together, against the pairs {@code outside} together. */
+    public static Verdict judge(Map<Pair, PairRetransmits> counted, Predicate<Pair> inside, Predicate<Pair> outside) {
+        long[] in = new long[2];
+        long[] out = new long[2];
+        int pairs = 0;
+        int lossy = 0;
+        for (Map.Entry<Pair, PairRetransmits> e : counted.entrySet()) {
             PairRetransmits c = e.getValue();
-            double share = (double) c.retransmits() / Math.max(1, c.segmentsOut());
-            return c.segmentsOut() >= MIN_SEGMENTS && share >= LOSSY_SHARE && share >= ABOVE_MEDIAN * median;
-        }).map(Map.Entry::getKey).toList();
+            if (inside.test(e.getKey())) {
+                in[0] += c.segmentsOut();
+                in[1] += c.retransmits();
+                if (c.segmentsOut() >= MIN_SEGMENTS) {
+                    pairs++;
+                    lossy += c.retransmits() >= PAIR_SHARE * c.segmentsOut() ? 1 : 0;
+                }
+            } else if (outside.test(e.getKey())) {
+                out[0] += c.segmentsOut();
+                out[1] += c.retransmits();
+            }
+        }
+        return new Verdict(in[0], in[1], in[0] == 0 ? 0 : (double) in[1] / in[0],
+                out[0] == 0 ? 0 : (double) out[1] / out[0], pairs, lossy);
     }
 
-    /** The median share resent among the pairs with enough segments (0 where none has). */
-    static double medianShare(Collection<PairRetransmits> counted) {
-        List<Double> shares = counted.stream().filter(c -> c.segmentsOut() >= MIN_SEGMENTS)
-                .map(c -> (double) c.retransmits() / c.segmentsOut()).toList();
-        return shares.isEmpty() ? 0 : RobustStats.of(shares).median();
-    }
-
-    /** The share resent over {@code counted} together. */
-    static double share(Collection<PairRetransmits> counted) {
-        long segments = counted.stream().mapToLong(PairRetransmits::segmentsOut).sum();
-        long resent = counted.stream().mapToLong(PairRetransmits::retransmits).sum();
-        return segments == 0 ? 0 : (double) resent / segments;
+    /** The pairs lossy on their own: {@link #LINK_SEGMENTS}, {@link #LINK_SHARE} resent, well above the other pairs. */
+    public static List<Pair> lossyLinks(Map<Pair, PairRetransmits> counted) {
+        return counted.keySet().stream()
+                .filter(pair -> judge(counted, pair::equals, p -> !p.equals(pair)).standsAlone()).toList();
     }
 }

@@ -130,16 +130,12 @@ public final class SuspectFinder {
      * and at least 2, are slow. The one rule, for the suspects and for which pairs the worker measures again.
      */
     public Set<Integer> slowRanks(Map<Pair, Double> pairs, Collection<Pair> slow) {
-        return badRanks(pairs.keySet(), slow);
-    }
-
-    private Set<Integer> badRanks(Collection<Pair> measured, Collection<Pair> slow) {
         Set<Pair> slowSet = new LinkedHashSet<>(slow);
         Set<Integer> ranks = new TreeSet<>();
         slowSet.forEach(p -> {
             for (int rank : new int[]{p.low(), p.high()}) {
                 if (slowCount(rank, slowSet) >= 2
-                        && share(rank, measured, slowSet, peer -> true) >= thresholds.pairShare()) {
+                        && share(rank, pairs.keySet(), slowSet, peer -> true) >= thresholds.pairShare()) {
                     ranks.add(rank);
                 }
             }
@@ -154,101 +150,81 @@ public final class SuspectFinder {
             return;
         }
         RobustStats stats = RobustStats.of(pairs.values());
-        blame(places, pairs.keySet(), slow, new Reasons() {
-            public String host(String host, List<RankPlace> members) {
-                return String.format(Locale.ROOT, "every rank on %s is slow with other hosts: median %s against the "
-                        + "group's pair median %s", host, figure(medianAcross(members, pairs, places)),
-                        figure(stats.median()));
-            }
-
-            public String rank(int rank, long bad, long measured) {
-                return String.format(Locale.ROOT, "slow with %d of %d peers: median %s against the group's pair "
-                        + "median %s", bad, measured, figure(medianOf(rank, pairs)), figure(stats.median()));
-            }
-
-            public String link(Pair pair) {
-                double value = pairs.get(pair);
-                return String.format(Locale.ROOT, "pair %d-%d: %s against the group's pair median %s (%.0f%% lower)",
-                        pair.low(), pair.high(), figure(value), figure(stats.median()), 100 * stats.shortfall(value));
-            }
-        }, found);
-    }
-
-    /**
-     * The links that resent a share of their TCP segments ({@link Retransmits#lossy}), blamed like slow pairs on the
-     * smallest thing that explains them: a host, a rank, else the link. The kernel counted every segment of the whole
-     * validation, so these are not measured again.
-     */
-    public List<Suspect> lossSuspects(List<RankPlace> places, Map<Pair, ValidationResult.PairRetransmits> counted) {
-        Set<Pair> lossy = new LinkedHashSet<>(Retransmits.lossy(counted));
-        Map<String, Suspect> found = new LinkedHashMap<>();
-        if (lossy.isEmpty()) {
-            return List.of();
-        }
-        String median = percent(Retransmits.medianShare(counted.values()));
-        blame(places, counted.keySet(), lossy, new Reasons() {
-            public String host(String host, List<RankPlace> members) {
-                return String.format(Locale.ROOT, "every rank on %s resends TCP segments to other hosts: %s of them "
-                        + "against the pairs' median %s", host, percent(shareAcross(members, counted, places)), median);
-            }
-
-            public String rank(int rank, long bad, long measured) {
-                return String.format(Locale.ROOT, "resends TCP segments with %d of %d peers: %s of them against the "
-                        + "pairs' median %s", bad, measured, percent(Retransmits.share(counted.entrySet().stream()
-                        .filter(e -> e.getKey().has(rank)).map(Map.Entry::getValue).toList())), median);
-            }
-
-            public String link(Pair pair) {
-                ValidationResult.PairRetransmits c = counted.get(pair);
-                return String.format(Locale.ROOT, "pair %d-%d resent %d of %d TCP segments (%s; the pairs' median %s)",
-                        pair.low(), pair.high(), c.retransmits(), c.segmentsOut(), percent(c.percent() / 100), median);
-            }
-        }, found);
-        return List.copyOf(found.values());
-    }
-
-    /** What a set of bad pairs says about each level: the evidence for a host, a rank and a link. */
-    private interface Reasons {
-        String host(String host, List<RankPlace> members);
-
-        String rank(int rank, long bad, long measured);
-
-        String link(Pair pair);
-    }
-
-    /**
-     * A host when every rank on it has {@code pairShare} of its pairs with other hosts bad; else a rank when
-     * {@link #slowRanks} blames it; else each bad link on its own.
-     */
-    private void blame(List<RankPlace> places, Collection<Pair> measured, Set<Pair> bad, Reasons reasons,
-                       Map<String, Suspect> found) {
         Set<Integer> blamedRanks = new LinkedHashSet<>();
         for (Map.Entry<String, List<RankPlace>> host : byHost(places).entrySet()) {
             List<RankPlace> members = host.getValue();
             if (members.size() == places.size()) {
                 break; // one host: no host link to blame
             }
-            boolean allBadAcross = members.stream().allMatch(m -> share(m.rank(), measured, bad,
+            boolean allSlowAcross = members.stream().allMatch(m -> share(m.rank(), pairs.keySet(), slow,
                     peer -> !places.get(peer).host().equals(host.getKey())) >= thresholds.pairShare());
-            if (allBadAcross) {
-                add(found, suspect(members.getFirst(), Suspect.Kind.HOST, -1, reasons.host(host.getKey(), members)));
+            if (allSlowAcross) {
+                RankPlace first = members.getFirst();
+                add(found, suspect(first, Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
+                        "every rank on %s is slow with other hosts: median %s against the group's pair median %s",
+                        host.getKey(), figure(medianAcross(members, pairs, places)), figure(stats.median()))));
                 members.forEach(m -> blamedRanks.add(m.rank()));
             }
         }
-        Set<Integer> badRanks = badRanks(measured, bad);
+        Set<Integer> slowRanks = slowRanks(pairs, slow);
         for (RankPlace place : places) {
             int rank = place.rank();
-            if (!blamedRanks.contains(rank) && badRanks.contains(rank)) {
-                add(found, suspect(place, Suspect.Kind.RANK, -1, reasons.rank(rank, slowCount(rank, bad),
-                        pairCount(rank, measured))));
+            if (!blamedRanks.contains(rank) && slowRanks.contains(rank)) {
+                add(found, suspect(place, Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                        "slow with %d of %d peers: median %s against the group's pair median %s",
+                        slowCount(rank, slow), pairCount(rank, pairs.keySet()), figure(medianOf(rank, pairs)),
+                        figure(stats.median()))));
                 blamedRanks.add(rank);
             }
         }
-        for (Pair pair : bad) {
+        for (Pair pair : slow) {
             if (!blamedRanks.contains(pair.low()) && !blamedRanks.contains(pair.high())) {
-                add(found, suspect(places.get(pair.low()), Suspect.Kind.LINK, pair.high(), reasons.link(pair)));
+                double value = pairs.get(pair);
+                add(found, suspect(places.get(pair.low()), Suspect.Kind.LINK, pair.high(), String.format(Locale.ROOT,
+                        "pair %d-%d: %s against the group's pair median %s (%.0f%% lower)", pair.low(), pair.high(),
+                        figure(value), figure(stats.median()), 100 * stats.shortfall(value))));
             }
         }
+    }
+
+    /**
+     * The hosts, ranks and links whose TCP connections resent a share of their segments ({@link Retransmits}),
+     * smallest level last: a host over all its pairs with other hosts, a rank over all its pairs, each against the
+     * pairs it is not in; a link only at {@link Retransmits#LINK_SHARE}, since one pair holds few packets. The kernel
+     * counted every segment of the whole validation, so these are not measured again.
+     */
+    public List<Suspect> lossSuspects(List<RankPlace> places, Map<Pair, ValidationResult.PairRetransmits> counted) {
+        Map<String, Suspect> found = new LinkedHashMap<>();
+        Set<Integer> blamed = new LinkedHashSet<>();
+        Map<String, List<RankPlace>> hosts = byHost(places);
+        for (Map.Entry<String, List<RankPlace>> host : hosts.size() > 1 ? hosts.entrySet()
+                : List.<Map.Entry<String, List<RankPlace>>>of()) {
+            Set<Integer> members = new TreeSet<>(host.getValue().stream().map(RankPlace::rank).toList());
+            Retransmits.Verdict v = Retransmits.judge(counted, p -> members.contains(p.low())
+                    != members.contains(p.high()), p -> !members.contains(p.low()) && !members.contains(p.high()));
+            if (v.lossy()) {
+                add(found, suspect(host.getValue().getFirst(), Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
+                        "every rank on %s resends TCP segments to other hosts: %s", host.getKey(), v)));
+                blamed.addAll(members);
+            }
+        }
+        for (RankPlace place : places) {
+            int rank = place.rank();
+            Retransmits.Verdict v = Retransmits.judge(counted, p -> p.has(rank), p -> !p.has(rank));
+            if (!blamed.contains(rank) && v.lossy()) {
+                add(found, suspect(place, Suspect.Kind.RANK, -1, "resends TCP segments to its peers: " + v));
+                blamed.add(rank);
+            }
+        }
+        for (Pair pair : Retransmits.lossyLinks(counted)) {
+            if (!blamed.contains(pair.low()) && !blamed.contains(pair.high())) {
+                ValidationResult.PairRetransmits c = counted.get(pair);
+                add(found, suspect(places.get(pair.low()), Suspect.Kind.LINK, pair.high(), String.format(Locale.ROOT,
+                        "pair %d-%d resent %d of %d TCP segments (%.2g%%)", pair.low(), pair.high(), c.retransmits(),
+                        c.segmentsOut(), c.percent())));
+            }
+        }
+        return List.copyOf(found.values());
     }
 
     /**
@@ -416,19 +392,6 @@ public final class SuspectFinder {
                 .filter(e -> places.get(e.getKey().low()).host().equals(host)
                         != places.get(e.getKey().high()).host().equals(host))
                 .map(Map.Entry::getValue).toList()).median();
-    }
-
-    private static double shareAcross(List<RankPlace> members, Map<Pair, ValidationResult.PairRetransmits> counted,
-                                      List<RankPlace> places) {
-        String host = members.getFirst().host();
-        return Retransmits.share(counted.entrySet().stream()
-                .filter(e -> places.get(e.getKey().low()).host().equals(host)
-                        != places.get(e.getKey().high()).host().equals(host))
-                .map(Map.Entry::getValue).toList());
-    }
-
-    private static String percent(double share) {
-        return String.format(Locale.ROOT, "%.2g%%", 100 * share);
     }
 
     private static String figure(double value) {

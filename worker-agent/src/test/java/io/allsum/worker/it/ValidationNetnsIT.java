@@ -151,9 +151,10 @@ class ValidationNetnsIT {
             job = client.job(GROUP, job.jobId());
         }
         assertThat(job.state()).as(job.failureReason()).isEqualTo(JobState.SUCCEEDED);
-        figure("%s in %.1f s: %s, lock-step %.2f s, waits %s, unconfirmed %s, pairs %s", job.validation().verdict(),
-                (System.nanoTime() - start) / 1e9, job.validation().suspects(), job.validation().lockstepSeconds(),
-                job.validation().waits(), job.validation().unconfirmed(), job.validation().pairs());
+        figure("%s in %.1f s: %s, lock-step %.2f s, waits %s, unconfirmed %s, pairs %s, retransmits %s",
+                job.validation().verdict(), (System.nanoTime() - start) / 1e9, job.validation().suspects(),
+                job.validation().lockstepSeconds(), job.validation().waits(), job.validation().unconfirmed(),
+                job.validation().pairs(), job.validation().retransmits());
         return job;
     }
 
