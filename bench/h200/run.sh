@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -83,6 +83,39 @@ part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch, interl
     # torch_cold_start.py prints TORCH_COLD right after its first all_reduce is synchronized.
     echo "## torch cold start $i"; first_done "TORCH_COLD" python3 bench/h200/torch_cold_start.py
   done
+}
+
+# One library rank (bench-library: Allsum.init() and a sweep) with the worker's JVM flags and GPU libraries, joining
+# the server on port 18190 as ALLSUM_* say: RANK WORLD BACKEND GROUP bench-library-args...
+lib_rank() (
+  local rank=$1 world=$2 backend=$3 group=$4; shift 4
+  source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_find_gpu_libs; allsum_jvm_flags worker "$backend"
+  ALLSUM_SERVER=http://127.0.0.1:18190 ALLSUM_GROUP=$group ALLSUM_RANK=$rank ALLSUM_WORLD_SIZE=$world \
+    ALLSUM_BACKEND=$backend exec timeout 150 "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.bench.BenchCommand \
+    bench-library "$@"
+)
+
+part_library() { # issue 42: the library's all-reduce against the job path (NCCL 1 GPU, ring 4 ranks), alternating; its
+  # start (init() to the first all-reduce done, server already up) against torch's init_process_group + first all_reduce
+  export CUDA_VISIBLE_DEVICES=0
+  rdv_server 18190 "$OUT/library-server.log" || return
+  local rep r i pids
+  for rep in $(seq ${REPS:-3}); do
+    echo "## job path, nccl 1 rank, rep $rep"; allsum --backend nccl --ranks 1 -b 8 -e 1G -f 2 -n 50 -w 5 -q
+    echo "## library, nccl 1 rank, rep $rep"; lib_rank 0 1 nccl "lib-nccl-$rep" -b 8 -e 1G -f 2 -n 50 -w 5
+    echo "## job path, ring 4 ranks, rep $rep"
+    allsum --backend ring --ranks 4 --process-per-rank -b 8 -e 64M -f 2 -n 50 -w 5 -q
+    echo "## library, ring 4 ranks, rep $rep"; pids=()
+    for r in 0 1 2 3; do
+      lib_rank $r 4 ring "lib-ring-$rep" -b 8 -e 64M -f 2 -n 50 -w 5 > "$OUT/lib-ring-$r.txt" 2>&1 & pids+=($!)
+    done
+    wait "${pids[@]}"; grep -v 'INFO\|^[A-Z][a-z][a-z] [0-9]' "$OUT/lib-ring-0.txt"
+  done
+  for i in 1 2 3; do
+    echo "## library start $i (server up)"; lib_rank 0 1 nccl "lib-start-$i" -b 4 -e 4 -n 1 -w 0 --warm-calls 0 | grep LIBRARY_START
+    echo "## torch start $i"; python3 bench/h200/torch_cold_start.py
+  done
+  kill $rdv_pid; wait $rdv_pid 2>/dev/null
 }
 
 part_ring() { # CPU: allsum ring vs Gloo, same host, same run

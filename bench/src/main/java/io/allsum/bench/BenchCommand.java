@@ -8,8 +8,8 @@ import picocli.CommandLine;
 import java.io.PrintStream;
 
 /**
- * The benchmarks as subcommands of the allsum command line ({@code bench-dispatch}, {@code bench-rendezvous}): the
- * same parsing, error lines and exit codes as {@code allsum}, from the bench jar instead of the launcher's.
+ * The benchmarks as subcommands of the allsum command line ({@code bench-dispatch}, {@code bench-rendezvous},
+ * {@code bench-library}): the same parsing, error lines and exit codes as {@code allsum}, from the bench jar.
  */
 public final class BenchCommand {
 
@@ -24,6 +24,7 @@ public final class BenchCommand {
         CommandLine cl = AllsumCommand.commandLine(out, err);
         cl.addSubcommand("bench-dispatch", new DispatchBenchmark());
         cl.addSubcommand("bench-rendezvous", new RendezvousBenchmark());
+        cl.addSubcommand("bench-library", new io.allsum.bench.library.LibraryBenchmark());
         // picocli's setters reach only the subcommands added before them: allsum's settings again, now for these.
         return cl.setOut(cl.getOut()).setErr(cl.getErr()).setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler(cl.getParameterExceptionHandler())

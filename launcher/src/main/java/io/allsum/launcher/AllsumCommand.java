@@ -200,6 +200,9 @@ public final class AllsumCommand implements Callable<Integer> {
     public static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new AllsumCommand());
         cl.addSubcommand("validate", new ValidateCommand()); // before setOut/setErr, which reach existing subcommands
+        cl.addSubcommand("run", new RunCommand());
+        // The program's own options follow its first word, with or without a "--" before it.
+        cl.getSubcommands().get("run").setStopAtPositional(true);
         cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cl.setCaseInsensitiveEnumValuesAllowed(true);

@@ -98,16 +98,8 @@ public final class LocalCluster implements AutoCloseable {
 
     public static LocalCluster start(ProcessLayout layout, Backend backend, int ranks, List<Integer> devices,
                                      String group, Options options) {
-        Path logDir;
-        try {
-            logDir = Files.createTempDirectory("allsum-");
-        } catch (IOException e) {
-            throw new LauncherException("cannot create a log directory: " + e.getMessage(), e);
-        }
-        int port = freePort();
-        URI uri = URI.create("http://127.0.0.1:" + port);
-        LocalCluster cluster = new LocalCluster(group, randomToken(), uri, logDir);
-        Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+        LocalCluster cluster = create(group);
+        URI uri = cluster.serverUri;
         try {
             ProcessLayout.Program serverProgram = layout.server();
             // A plain run's workers serve no HTTP port: their flags say so and start them from Spring AOT code.
@@ -129,18 +121,7 @@ public final class LocalCluster implements AutoCloseable {
             }
             Path serverRecording = recordingFile(serverProgram);
             Path workerRecording = recordingFile(workerProgram);
-            List<String> serverCmd = serverProgram.command(aotFlags(serverProgram, serverRecording));
-            serverCmd.add("--server.port=" + port);
-            serverCmd.add("--server.address=127.0.0.1");
-            // The job history of a one-job server lives with its logs, not in ./data of the caller's directory (where
-            // a second run at the same time would find the database in use).
-            serverCmd.add("--allsum.data-dir=" + logDir.resolve("data"));
-            Map<String, String> serverEnv = new HashMap<>(serverProgram.env());
-            serverEnv.put("ALLSUM_TOKEN", cluster.token);
-            cluster.server = cluster.spawn("server", List.of(), serverCmd, serverEnv);
-            if (serverRecording != null) {
-                cluster.recordings.add(new Recording(cluster.server, serverProgram.aot(), serverRecording));
-            }
+            cluster.spawnServer(serverProgram, serverRecording);
             boolean shared = options.oneWorkerJvm() && !options.workerHttp() && backend == Backend.RING && ranks > 1;
             List<List<Integer>> processes = new ArrayList<>();
             if (shared) {
@@ -185,6 +166,54 @@ public final class LocalCluster implements AutoCloseable {
             throw e;
         }
         return cluster;
+    }
+
+    /**
+     * The server alone, for {@code allsum run}, whose ranks are the user's program: its AOT cache is used, or
+     * recorded by the first run after a build, as in {@link #start}.
+     */
+    public static LocalCluster startServer(ProcessLayout layout, String group, Options options) {
+        LocalCluster cluster = create(group);
+        try {
+            ProcessLayout.Program program = options.aot() ? prepare(layout.server(), options.deadline() != null
+                    ? options.deadline() : Deadline.in(AotCache.EXTRACT_CAP), options.say())
+                    : layout.server().withoutAot();
+            cluster.spawnServer(program, recordingFile(program));
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    /** A cluster with its log folder, free port and token, and the shutdown hook that stops what it starts. */
+    private static LocalCluster create(String group) {
+        Path logDir;
+        try {
+            logDir = Files.createTempDirectory("allsum-");
+        } catch (IOException e) {
+            throw new LauncherException("cannot create a log directory: " + e.getMessage(), e);
+        }
+        URI uri = URI.create("http://127.0.0.1:" + freePort());
+        LocalCluster cluster = new LocalCluster(group, randomToken(), uri, logDir);
+        Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+        return cluster;
+    }
+
+    /** Starts the server on the cluster's port with its token; {@code recording}: where it records its AOT cache. */
+    private void spawnServer(ProcessLayout.Program program, Path recording) {
+        List<String> command = program.command(aotFlags(program, recording));
+        command.add("--server.port=" + serverUri.getPort());
+        command.add("--server.address=127.0.0.1");
+        // The job history of a one-job server lives with its logs, not in ./data of the caller's directory (where
+        // a second run at the same time would find the database in use).
+        command.add("--allsum.data-dir=" + logDir.resolve("data"));
+        Map<String, String> env = new HashMap<>(program.env());
+        env.put("ALLSUM_TOKEN", token);
+        server = spawn("server", List.of(), command, env);
+        if (recording != null) {
+            recordings.add(new Recording(server, program.aot(), recording));
+        }
     }
 
     /** The program as this run starts it: from the extracted jar when extraction worked, else the fat jar. */

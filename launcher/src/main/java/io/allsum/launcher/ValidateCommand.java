@@ -464,6 +464,7 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
         record.put("waits", v == null || v.waits() == null ? List.of() : v.waits());
         record.put("lockstepSeconds", v == null ? null : v.lockstepSeconds());
+        record.put("retransmits", v == null ? List.of() : v.retransmits());
         record.put("figures", v == null || v.figures() == null ? Map.of() : v.figures());
         record.put("phase", v == null ? null : v.phase());
         record.put("excluded", excludedSeen);

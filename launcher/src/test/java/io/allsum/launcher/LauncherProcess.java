@@ -59,6 +59,11 @@ final class LauncherProcess {
     }
 
     static Started start(Path workDir, String... args) throws IOException {
+        return start(workDir, java.util.Map.of(), args);
+    }
+
+    /** As {@link #start(Path, String...)}, with {@code env} added to the launcher's environment. */
+    static Started start(Path workDir, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessLayout.currentJava().toString());
         command.add("-jar");
@@ -71,6 +76,7 @@ final class LauncherProcess {
         // The test decides the layout: never a distribution that happens to be installed on the machine.
         pb.environment().remove("ALLSUM_HOME");
         pb.environment().remove("ALLSUM_TOKEN");
+        pb.environment().putAll(env);
         long start = System.nanoTime();
         return new Started(pb.start(), out, err, start, args);
     }

@@ -1,0 +1,120 @@
+package io.allsum.bench.library;
+
+import io.allsum.Allsum;
+import io.allsum.Communicator;
+import io.allsum.comm.CommBuffer;
+import io.allsum.model.CollectiveOp;
+import io.allsum.model.DataType;
+import io.allsum.model.ReduceOp;
+import io.allsum.model.format.ByteSize;
+import io.allsum.model.format.NcclTestsTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * The library as a program uses it: {@code Allsum.init()} from the ALLSUM_* variables, then a float32 sum all-reduce
+ * sweep (out of place) on buffers of its own ({@link Communicator#allocate}: device memory for NCCL), each size timed as the
+ * worker's job path times it (the backend's {@code timeNanos}, CUDA events for NCCL, over back-to-back calls of the
+ * library's own {@code allReduce}; the slowest rank). Prints the start (JVM start and {@code init()} to the first all-reduce done)
+ * and nccl-tests' table, so that one run compares with {@code allsum} on the same sizes.
+ */
+@Command(name = "bench-library", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Allsum.init() and an all-reduce sweep through the library, as a user program runs them.")
+public final class LibraryBenchmark implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "-b", defaultValue = "8", paramLabel = "SIZE", description = "Smallest size (default ${DEFAULT-VALUE}).")
+    String minBytes;
+
+    @Option(names = "-e", defaultValue = "64M", paramLabel = "SIZE", description = "Largest size (default ${DEFAULT-VALUE}).")
+    String maxBytes;
+
+    @Option(names = "-f", defaultValue = "2", description = "Size factor (default ${DEFAULT-VALUE}).")
+    int factor;
+
+    @Option(names = "-n", defaultValue = "20", description = "Timed iterations per size (default ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "-w", defaultValue = "5", description = "Warm-up iterations per size (default ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--warm-calls", defaultValue = "10000", description = "One-element all-reduces before the sweep, "
+            + "so that the JIT has compiled the call path, as the worker's start-up does (default ${DEFAULT-VALUE}).")
+    int warmCalls;
+
+    @Override
+    public Integer call() {
+        long min = ByteSize.parse(minBytes);
+        long max = ByteSize.parse(maxBytes);
+        if (min < 4 || max < min || factor < 2 || iterations < 1 || warmup < 0) {
+            throw new ParameterException(spec.commandLine(), "need 4 <= -b <= -e, -f >= 2, -n >= 1, -w >= 0");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        long initStarted = System.nanoTime();
+        try (Communicator comm = Allsum.init()) {
+            comm.allReduce(new float[]{1}, ReduceOp.SUM); // the result is on the host: the all-reduce is done
+            long firstDone = System.nanoTime();
+            long jvmStartMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
+            if (comm.rank() == 0) {
+                out.printf(Locale.ROOT, "# LIBRARY_START rank 0 of %d (%s): init() to first all-reduce done %.1f ms, "
+                                + "JVM start to it %d ms%n", comm.size(), comm.backend(),
+                        (firstDone - initStarted) / 1e6, System.currentTimeMillis() - jvmStartMillis);
+                out.print(NcclTestsTable.columnHeader("out-of-place"));
+                out.flush();
+            }
+            double busSum = 0;
+            int rows = 0;
+            try (CommBuffer one = comm.allocate(DataType.FLOAT32.bytes())) {
+                for (int i = 0; i < warmCalls; i++) {
+                    comm.allReduce(one, one, 1, DataType.FLOAT32, ReduceOp.SUM);
+                }
+            }
+            try (CommBuffer send = comm.allocate(max); CommBuffer recv = comm.allocate(max)) {
+                for (long bytes = min; bytes <= max; bytes = bytes * factor) {
+                    long count = bytes / DataType.FLOAT32.bytes();
+                    for (int i = 0; i < warmup; i++) {
+                        comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+                    }
+                    long nanos = comm.unwrap().timeNanos(() -> {
+                        for (int i = 0; i < iterations; i++) {
+                            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+                        }
+                    });
+                    double seconds = slowest(comm, nanos / 1e9 / iterations);
+                    double algbw = count * DataType.FLOAT32.bytes() / seconds / 1e9;
+                    double busbw = algbw * CollectiveOp.ALL_REDUCE.busBandwidthFactor(comm.size());
+                    busSum += busbw;
+                    rows++;
+                    if (comm.rank() == 0) {
+                        out.println(NcclTestsTable.row(new NcclTestsTable.Row(count * DataType.FLOAT32.bytes(), count,
+                                DataType.FLOAT32, "sum", -1, seconds * 1e6, algbw, busbw, -1)));
+                        out.flush();
+                    }
+                    if (bytes > max / factor) {
+                        break;
+                    }
+                }
+            }
+            if (comm.rank() == 0) {
+                out.print(NcclTestsTable.footer(0, false, rows, rows == 0 ? 0 : busSum / rows));
+                out.flush();
+            }
+        }
+        return 0;
+    }
+
+    /** The slowest rank's figure, as the job path reports a size. */
+    private static double slowest(Communicator comm, double seconds) {
+        return comm.size() == 1 ? seconds : comm.allReduce(new double[]{seconds}, ReduceOp.MAX)[0];
+    }
+}
