@@ -131,6 +131,17 @@ public final class ValidateCommand implements Callable<Integer> {
             + "without them and compare the bus bandwidth.")
     boolean exclude;
 
+    @Option(names = "--every", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Validate again every DURATION (30s, 10m, 1h; the first at once), each validation a job in "
+                    + "the server's history, until Ctrl-C or --rounds; --timeout then bounds each round. Exit 1 if "
+                    + "any round named suspects or failed.")
+    Duration every;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "With --every: stop after N validations.")
+    Integer rounds;
+
+    static final Duration MIN_EVERY = Duration.ofSeconds(1);
+
     private Progress progress;
     private Job jobSeen;
     private GroupStatus groupSeen;
@@ -222,6 +233,17 @@ public final class ValidateCommand implements Callable<Integer> {
             problems.add("--baseline-runs: only with --save-baseline");
         } else if (baselineRuns != null && (baselineRuns < 1 || baselineRuns > MAX_BASELINE_RUNS)) {
             problems.add("--baseline-runs: must be 1.." + MAX_BASELINE_RUNS + ", was " + baselineRuns);
+        }
+        if (every != null && (every.compareTo(MIN_EVERY) < 0)) {
+            problems.add("--every: at least 1 s, was " + every.toMillis() + " ms");
+        }
+        if (every != null && saveBaselineFile != null) {
+            problems.add("--every: not with --save-baseline (--baseline-runs repeats the runs a baseline needs)");
+        }
+        if (rounds != null && every == null) {
+            problems.add("--rounds: only with --every");
+        } else if (rounds != null && rounds < 1) {
+            problems.add("--rounds: at least 1, was " + rounds);
         }
         if (exclude && saveBaselineFile != null) {
             problems.add("--exclude: not with --save-baseline, whose runs must all be healthy");
@@ -341,6 +363,9 @@ public final class ValidateCommand implements Callable<Integer> {
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
                 status.worldSize(), status.group(), status.generation(), status.backend()));
         PrintWriter out = spec.commandLine().getOut();
+        if (every != null) {
+            return watch(session, deadline, status, out);
+        }
         if (saveBaselineFile == null) {
             return validateOnce(session, deadline, status, out);
         }
@@ -363,6 +388,62 @@ public final class ValidateCommand implements Callable<Integer> {
                 100 * margins.getMax(), saveBaselineFile);
         out.flush();
         return ExitCodes.OK;
+    }
+
+    /**
+     * {@code --every}: a validation now and then one every {@link #every} from the previous one's start, each against
+     * a fresh --timeout; a round that fails (a rank died) is reported and the next one waits for the group again.
+     */
+    private int watch(JobSession session, Deadline first, GroupStatus firstStatus, PrintWriter out) {
+        int worst = ExitCodes.OK;
+        Deadline deadline = first;
+        GroupStatus status = firstStatus;
+        for (int round = 1; rounds == null || round <= rounds; round++) {
+            long started = System.nanoTime();
+            out.printf(Locale.ROOT, "# round %d%s, %s%n", round, rounds == null ? "" : " of " + rounds,
+                    Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+            String verdict;
+            try {
+                if (round > 1) {
+                    deadline = Deadline.in(Duration.ofSeconds(target.timeoutSeconds), "--timeout "
+                            + target.timeoutSeconds + " s");
+                    status = session.awaitComplete(deadline, false);
+                }
+                int exit = validateOnce(session, deadline, status, out);
+                worst = Math.max(worst, exit);
+                verdict = ValidationReport.summary(jobSeen.validation());
+            } catch (LauncherException e) {
+                if (e.exitCode() == ExitCodes.USAGE) {
+                    throw e;
+                }
+                worst = Math.max(worst, ExitCodes.FAILED);
+                verdict = "validate: round failed: " + AllsumCommand.oneLine(e.getMessage());
+            }
+            boolean last = rounds != null && round == rounds;
+            long next = started + every.toNanos();
+            out.printf(Locale.ROOT, "# round %d: %s%s%n", round, verdict, last ? "" : "; next at "
+                    + Instant.now().plusNanos(Math.max(0, next - System.nanoTime()))
+                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+            out.flush();
+            if (!last) {
+                progress.event("waiting for round " + (round + 1) + " (--every " + DurationConverter.describe(every)
+                        + ")");
+                sleepUntil(next);
+            }
+        }
+        return worst;
+    }
+
+    private static void sleepUntil(long nanoTime) {
+        try {
+            long left;
+            while ((left = nanoTime - System.nanoTime()) > 0) {
+                Thread.sleep(Duration.ofNanos(left));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LauncherException(ExitCodes.FAILED, "interrupted while waiting for the next round", e);
+        }
     }
 
     private void writeBaseline(Baseline saved) {

@@ -74,6 +74,17 @@ class ValidateCommandTest {
     }
 
     @Test
+    void everyAndRoundsAreCheckedBeforeAnythingStarts() {
+        assertThat(run("validate", "--rounds", "3").err().lines()).singleElement().asString()
+                .contains("--rounds: only with --every");
+        assertThat(run("validate", "--every", "500ms").err()).contains("--every: at least 1 s, was 500 ms");
+        assertThat(run("validate", "--every", "1m", "--rounds", "0").err()).contains("--rounds: at least 1, was 0");
+        Run r = run("validate", "--every", "1m", "--save-baseline", "b.json");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().lines()).singleElement().asString().contains("--every: not with --save-baseline");
+    }
+
+    @Test
     void aServerWithoutAGroupIsRefused() {
         Run r = run("validate", "--server", "http://127.0.0.1:1");
         assertThat(r.exit()).isEqualTo(2);
