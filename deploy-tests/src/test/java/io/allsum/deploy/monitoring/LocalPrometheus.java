@@ -63,6 +63,10 @@ final class LocalPrometheus implements AutoCloseable {
         try (var in = Files.newInputStream(MonitoringConfigTest.DOCKER.resolve("prometheus/prometheus.yml"))) {
             config = new Yaml().load(in);
         }
+        // rule files are named relative to the shipped config, which this copy leaves behind
+        config.computeIfPresent("rule_files", (key, files) -> ((List<String>) files).stream()
+                .map(f -> MonitoringConfigTest.DOCKER.resolve("prometheus").resolve(f).toAbsolutePath().toString())
+                .toList());
         Map<String, Object> global = (Map<String, Object>) config.get("global");
         global.put("scrape_interval", "1s");
         global.put("scrape_timeout", "1s");

@@ -405,6 +405,9 @@ final class GroupJobs {
         job.state = state;
         job.failureReason = reason;
         job.finishedAt = clock.instant();
+        if (job.spec.validates()) {
+            metrics.validated(group, ValidationAggregator.view(job));
+        }
         job.forgetMeasured();
         viewDirty = true;
         metrics.finished(state, Duration.ofNanos(System.nanoTime() - job.submittedNanos));

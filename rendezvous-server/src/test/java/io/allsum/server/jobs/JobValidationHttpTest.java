@@ -1,5 +1,8 @@
 package io.allsum.server.jobs;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.JobState;
@@ -22,6 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** A validation job through the real HTTP API: figures as they come, the verdict at the end, its failures. */
 class JobValidationHttpTest extends JobsHttpTestBase {
+
+    @Autowired
+    MeterRegistry meters;
 
     private static final long KIB = 1024;
     /** 3 hosts x 2 ranks. */
@@ -102,6 +108,10 @@ class JobValidationHttpTest extends JobsHttpTestBase {
     @Test
     void aHostSlowWithEveryOtherHostIsTheSuspect() throws Exception {
         Job done = runValidation((a, b) -> (a / 2 == 2) != (b / 2 == 2) ? 0.2 : 1.0, Map.of());
+        assertThat(meters.get(JobMetrics.VALIDATION_SUSPECTS).tag("group", group).gauge().value()).isEqualTo(1);
+        assertThat(meters.get(JobMetrics.VALIDATION_PAIR).tag("group", group).gauges()).hasSize(N * (N - 1) / 2);
+        assertThat(meters.get(JobMetrics.VALIDATION_PAIR).tags("group", group, "low", "0", "high", "4").gauge()
+                .value()).isLessThan(0.3);
         assertThat(done.validation().verdict()).isEqualTo(ValidationResult.SUSPECTS);
         assertThat(done.validation().suspects()).singleElement().satisfies(s -> {
             assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
