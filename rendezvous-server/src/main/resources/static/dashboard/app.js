@@ -486,13 +486,30 @@
 
   // ---- history of the same sweep
 
+  /** Every validation of the group with its verdict, newest first: the group's health over time. */
+  function validationHistory() {
+    const runs = jobsOfGroup.filter((j) => j.spec && j.spec.validation).slice().reverse();
+    const rows = runs.map((j) => {
+      const v = j.validation || {};
+      const verdict = v.verdict || j.state;
+      const named = (v.suspects || []).map(suspectName).join(', ');
+      return `<tr data-testid="validation-run" data-verdict="${esc(verdict)}"><th scope="row" class="num">${j.seq}</th>
+        <td>${when(j.submittedAt)}</td><td><span class="badge verdict-${esc(verdict)}">${esc(verdict)}</span></td>
+        <td class="why">${esc(named || '-')}</td></tr>`;
+    }).join('');
+    return `<h3>Validations of this group</h3><div class="scroll"><table data-testid="validation-history">
+      <caption>Each validation's verdict, newest first (<code>allsum validate --every</code> adds one per round)</caption>
+      <thead><tr><th scope="col">job</th><th scope="col">submitted</th><th scope="col">verdict</th><th scope="col">suspects</th></tr></thead>
+      <tbody>${rows}</tbody></table></div>`;
+  }
+
   function sweepKey(s) {
     return [s.op, s.dtype, s.op && reduces(s.op) ? s.redop : '', s.minBytes, s.maxBytes, s.stepFactor, s.stepBytes, s.inPlace, (s.excludeRanks || []).join(',')].join('|');
   }
 
   function renderHistory(job) {
     if (job.spec && job.spec.validation) {
-      replace('history', '');
+      replace('history', validationHistory());
       return;
     }
     const key = sweepKey(job.spec || {});

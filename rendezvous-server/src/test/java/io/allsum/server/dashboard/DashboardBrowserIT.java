@@ -283,6 +283,9 @@ class DashboardBrowserIT {
             assertThat(text("[data-testid=heatmap] caption")).as("the slowest rank's clock for the pair phase")
                     .endsWith(", measured in 1.00 s");
             assertThat(browser.findElements(By.cssSelector("[data-testid=legend] .swatch"))).hasSize(5);
+            await.until(d -> count("[data-testid=validation-run][data-verdict=suspects]") == 1);
+            assertThat(text("[data-testid=validation-run] td.why")).as("the group's validations, with their suspects")
+                    .isEqualTo("rank 4 (node-2), link 0-1");
             assertThat(browser.findElements(By.cssSelector("[data-testid=solo-row]"))).hasSize(6);
             var job = RendezvousHttp.json(http.get("/rendezvous/" + group + "/jobs")).get(0);
             double alone = job.get("validation").get("solo").valueStream().filter(f -> f.get("rank").asInt() == 4)

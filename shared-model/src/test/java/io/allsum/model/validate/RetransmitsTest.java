@@ -124,4 +124,26 @@ class RetransmitsTest {
     void aNetworkLossyEverywhereIsNoOneLinksFault() {
         assertThat(FINDER.lossSuspects(PLACES, counted(new Random(11), (a, b) -> true))).isEmpty();
     }
+
+    /** The counters of one CI run on 2 cores, host 10.0.0.2 losing 1%: one healthy pair (0-6) resent 5% in a burst. */
+    private static final List<String> CI_RUN = List.of(
+            "0-1 0/206", "0-2 52/9100", "0-3 0/9033", "0-4 1/9034", "0-5 143/9190", "0-6 504/9542", "0-7 0/9040",
+            "1-2 186/9269", "1-3 160/9305", "1-4 0/9016", "1-5 0/9019", "1-6 45/9079", "1-7 0/9036", "2-3 0/197",
+            "2-4 181/9215", "2-5 90/9186", "2-6 226/9276", "2-7 91/9127", "3-4 133/9180", "3-5 308/9366",
+            "3-6 129/9172", "3-7 91/9162", "4-5 0/192", "4-6 1/9034", "4-7 1/9051", "5-6 0/9050", "5-7 0/9022",
+            "6-7 0/192");
+
+    @Test
+    void aLossyHostIsNamedThoughAHealthyPairResentInABurst() {
+        Map<Integer, List<LinkTraffic>> byRank = new TreeMap<>();
+        for (String entry : CI_RUN) {
+            String[] f = entry.split("[- /]");
+            byRank.computeIfAbsent(Integer.parseInt(f[0]), r -> new ArrayList<>()).add(new LinkTraffic(
+                    Integer.parseInt(f[1]), Long.parseLong(f[3]), Long.parseLong(f[2])));
+        }
+        assertThat(FINDER.lossSuspects(PLACES, Retransmits.of(byRank))).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.2");
+        });
+    }
 }
