@@ -2,6 +2,7 @@ package io.allsum.launcher;
 
 import io.allsum.client.AllsumJson;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code allsum validate --ranks 4 --exclude}, end to end: real server and ring workers, every phase, healthy (so
  * nothing is excluded), exit 0.
  */
+@Isolated("it judges a group's speed: another test's processes on the same cores would be its fault")
 class ValidateEndToEndIT {
 
     @TempDir

@@ -5,6 +5,7 @@ import io.allsum.client.AllsumJson;
 import io.allsum.model.Backend;
 import io.allsum.testing.CpuQuota;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A hard cap, unlike a busy machine's sharing, slows every exchange with that rank (its pairs fall 90% and more
  * short). Skipped where this process cannot make a CPU cgroup (it needs root and a writable cgroup file system).
  */
+@Isolated("it judges a group's speed: another test's processes on the same cores would be its fault")
 class ValidateExcludeIT {
 
     private static final String GROUP = "exclude-it";

@@ -2,6 +2,7 @@ package io.allsum.launcher;
 
 import io.allsum.model.Backend;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link LocalCluster} started by the test, with a short collective deadline), one rank killed (SIGKILL) once every
  * rank measured alone: one error line naming the pair phase and the rank, exit 1, within the deadline.
  */
+@Isolated("it judges a group's speed: another test's processes on the same cores would be its fault")
 class ValidateFaultIT {
 
     static final int RANKS = 4;
