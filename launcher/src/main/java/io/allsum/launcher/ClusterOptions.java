@@ -1,5 +1,6 @@
 package io.allsum.launcher;
 
+import io.allsum.client.ServerUrl;
 import io.allsum.model.Protocol;
 import io.allsum.model.jobs.JobSpecRules;
 import picocli.CommandLine.Option;
@@ -68,9 +69,9 @@ final class ClusterOptions {
             if (ranks != null || backend != AllsumCommand.BackendChoice.auto) {
                 problems.add("--ranks and --backend are for local runs; the cluster at --server has its own");
             }
-            String scheme = server.getScheme();
-            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
-                problems.add("--server must be http(s)://host:port, was '" + server + "'");
+            String problem = ServerUrl.problem(server);
+            if (problem != null) {
+                problems.add("--server " + problem);
             }
         }
         if (group != null && !Protocol.GROUP_NAME.matcher(group).matches()) {

@@ -1,5 +1,6 @@
 package io.allsum.launcher;
 
+import io.allsum.client.ServerUrl;
 import io.allsum.model.Protocol;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -175,9 +176,9 @@ public final class RunCommand implements Callable<Integer> {
             problems.add("--group must match " + Protocol.GROUP_NAME.pattern());
         }
         if (server != null) {
-            String scheme = server.getScheme();
-            if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || server.getHost() == null) {
-                problems.add("--server must be http(s)://host:port, was '" + server + "'");
+            String problem = ServerUrl.problem(server);
+            if (problem != null) {
+                problems.add("--server " + problem);
             }
         } else if (spec.commandLine().getParseResult().hasMatchedOption("--token")) {
             problems.add("--token is for --server; the server this command starts has a random token");

@@ -50,7 +50,7 @@ class RunCommandTest {
             "run -n 2 --timeout soon -- true      | allsum: Invalid value for option '--timeout'",
             "run -n 2 --timeout 0 -- true         | allsum: --timeout must be positive",
             "run -n 2 --group a/b -- true         | allsum: --group must match",
-            "run -n 2 --server ftp://h:1 -- true  | allsum: --server must be http(s)://host:port",
+            "run -n 2 --server ftp://h:1 -- true  | allsum: --server must be http(s)://host[:port]",
             "run -n 2 --token t -- true           | allsum: --token is for --server",
             "run -n 2 -- /no/such/program         | allsum: cannot start /no/such/program: no such file",
             "run -n 2 -- no-such-program-4711     | allsum: cannot start no-such-program-4711: not found on PATH",

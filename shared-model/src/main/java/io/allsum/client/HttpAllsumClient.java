@@ -695,11 +695,9 @@ public final class HttpAllsumClient implements AllsumClient {
 
         private Builder(URI baseUri) {
             Objects.requireNonNull(baseUri, "baseUri");
-            String scheme = baseUri.getScheme();
-            if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-                    || baseUri.getHost() == null) {
-                throw new IllegalArgumentException("allsum server URL must be http(s)://host[:port], was '" + baseUri
-                        + "'");
+            String problem = ServerUrl.problem(baseUri);
+            if (problem != null) {
+                throw new IllegalArgumentException("allsum server URL " + problem);
             }
             String text = baseUri.toString();
             while (text.endsWith("/")) {

@@ -1,5 +1,6 @@
 package io.allsum.bench.rendezvous;
 
+import io.allsum.client.ServerUrl;
 import io.allsum.client.AllsumJson;
 import io.allsum.model.rendezvous.GzipBodies;
 import io.allsum.client.HttpAllsumClient;
@@ -278,8 +279,9 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         if (!view.equals(Protocol.VIEW_RANK) && !view.equals(Protocol.VIEW_FULL)) {
             throw new ParameterException(spec.commandLine(), "--view must be rank or full, was " + view);
         }
-        if (server.getScheme() == null || server.getHost() == null) {
-            throw new ParameterException(spec.commandLine(), "--server must be http(s)://host:port, was " + server);
+        String problem = ServerUrl.problem(server);
+        if (problem != null) {
+            throw new ParameterException(spec.commandLine(), "--server " + problem);
         }
     }
 
