@@ -91,9 +91,11 @@ final class ValidationAggregator {
             }
         }
         if (v.confirmations().size() > MAX_CONFIRMATIONS || !v.confirmations().stream().allMatch(c -> c != null
-                && c.key() != null && c.key().length() <= 64 && c.how() != null && c.how().length() <= 4096)) {
+                && c.key() != null && c.key().length() <= 64 && c.how() != null && c.how().length() <= 4096
+                && (c.foundRank() == null || c.foundRank() >= 0 && c.foundRank() < worldSize))) {
             return new Violation("validation.confirmations", rank + "at most " + MAX_CONFIRMATIONS
-                    + " entries, each with a key of at most 64 characters and a how of at most 4096");
+                    + " entries, each with a key of at most 64 characters, a how of at most 4096 and any found "
+                    + "rank one of the " + worldSize);
         }
         return null;
     }
@@ -163,6 +165,14 @@ final class ValidationAggregator {
                     found.add(s.withConfirmation(c.how()));
                 } else {
                     unconfirmed.add(s.withConfirmation(c.how()));
+                }
+            }
+            for (Confirmation c : confirmations.values()) {
+                if (c.foundRank() != null && c.confirmed() && indexOf(found, c.key()) < 0) {
+                    RankPlace place = placesByRank(ranks, n).get(c.foundRank());
+                    found.add(new Suspect(c.foundRank(), place.host(), place.device(), Suspect.Kind.RANK, -1,
+                            "slow or stalled with every rank it was measured with while confirming the others",
+                            c.how()));
                 }
             }
             for (Suspect s : finder(spec).lossSuspects(ranks, retransmits)) {
@@ -239,7 +249,7 @@ final class ValidationAggregator {
 
     /** The ranks' confirmations (every rank holds the same), from the lowest rank that sent any. */
     private static Map<String, Confirmation> confirmations(JobRecord job) {
-        Map<String, Confirmation> out = new HashMap<>();
+        Map<String, Confirmation> out = new java.util.LinkedHashMap<>();
         job.validations.values().stream().filter(v -> !v.confirmations().isEmpty()).findFirst()
                 .ifPresent(v -> v.confirmations().forEach(c -> out.put(c.key(), c)));
         return out;

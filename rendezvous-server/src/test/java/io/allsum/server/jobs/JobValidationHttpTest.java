@@ -9,6 +9,7 @@ import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.jobs.RankValidation;
+import io.allsum.model.jobs.RankValidation.Confirmation;
 import io.allsum.model.jobs.RankValidation.PairMeasurement;
 import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.validate.PairSchedule;
@@ -66,6 +67,11 @@ class JobValidationHttpTest extends JobsHttpTestBase {
 
     private Job runValidation(BiFunction<Integer, Integer, Double> gbps, Map<String, Object> settings)
             throws Exception {
+        return runValidation(gbps, settings, List.of());
+    }
+
+    private Job runValidation(BiFunction<Integer, Integer, Double> gbps, Map<String, Object> settings,
+                              List<Confirmation> confirmations) throws Exception {
         directory.form(group, N);
         Job job = submitValidation(settings);
         List<JobAssignment> received = everyRankReceives(N, 0);
@@ -82,7 +88,8 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         assertThat(alone.validation().pairsSeconds()).isNull();
         for (int rank = 0; rank < N; rank++) {
             http.reportOk(group, job.jobId(), last(rank, received.get(rank), new RankValidation(host(rank), "cpu",
-                    3.0 + 0.01 * rank, pairsOf(rank, gbps), 0.5 + 0.1 * rank), 100 + rank));
+                    3.0 + 0.01 * rank, pairsOf(rank, gbps), 0.5 + 0.1 * rank, List.of(), null, confirmations),
+                    100 + rank));
         }
         return awaitState(job.jobId(), JobState.SUCCEEDED);
     }
@@ -117,6 +124,31 @@ class JobValidationHttpTest extends JobsHttpTestBase {
             assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
             assertThat(s.host()).isEqualTo("10.0.0.3");
         });
+    }
+
+    @Test
+    void aPartnerTheRanksFoundBadWhileConfirmingIsNamedWithWhereItRuns() throws Exception {
+        Job done = runValidation((a, b) -> 1.0, Map.of(), List.of(new Confirmation("rank/5/-1", true,
+                "found while confirming: 1-5; 2-5; 4-5", 5)));
+        assertThat(done.validation().verdict()).isEqualTo(ValidationResult.SUSPECTS);
+        assertThat(done.validation().suspects()).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
+            assertThat(s.rank()).isEqualTo(5);
+            assertThat(s.host()).isEqualTo("10.0.0.3");
+            assertThat(s.confirmation()).isEqualTo("found while confirming: 1-5; 2-5; 4-5");
+        });
+    }
+
+    @Test
+    void aFoundRankOutsideTheGroupIsRefused() {
+        directory.form(group, 2);
+        Job job = submitValidation(Map.of());
+        JobAssignment received = everyRankReceives(2, 0).getFirst();
+        HttpResponse<String> response = http.report(group, job.jobId(), partial(0, received, new RankValidation(
+                "h", "cpu", 1.0, List.of(), null, List.of(), null, List.of(new Confirmation("rank/9/-1", true, "x",
+                9)))));
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(http.detail(response)).contains("validation.confirmations").contains("found rank");
     }
 
     @Test

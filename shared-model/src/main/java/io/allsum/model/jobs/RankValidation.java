@@ -30,8 +30,14 @@ public record RankValidation(String host, String device, Double soloGBps, List<P
     /**
      * A suspect ({@link io.allsum.model.validate.Suspect#key()}) measured again with known-good partners:
      * {@code confirmed} when the new figures still single it out; {@code how} says with whom and what they showed.
+     * {@code foundRank}: a partner that the probes showed bad instead, a suspect of kind rank the figures alone did
+     * not name (null otherwise).
      */
-    public record Confirmation(String key, boolean confirmed, String how) {
+    public record Confirmation(String key, boolean confirmed, String how, Integer foundRank) {
+
+        public Confirmation(String key, boolean confirmed, String how) {
+            this(key, confirmed, how, null);
+        }
     }
 
     /** Segments this rank sent to {@code peer} over TCP, and how many of them it had to send again. */

@@ -22,6 +22,10 @@ public record Suspect(int rank, String host, String device, Kind kind, int peerR
 
     /** The same member of the same kind, whatever the evidence: how worker and server match their findings. */
     public String key() {
+        return key(kind, rank, peerRank);
+    }
+
+    public static String key(Kind kind, int rank, int peerRank) {
         return kind + "/" + rank + "/" + peerRank;
     }
 

@@ -263,10 +263,9 @@ public final class ValidationRunner {
     }
 
     /**
-     * Each preliminary rank, straggler or link suspect measured again, in rounds of disjoint pairs, with the
-     * known-good ranks (no suspicion on them) whose pairs were fastest: a rank is confirmed when it is slow or stalls
-     * with both of two such partners, a link when it is slow again while each end is fine with a partner. Every rank
-     * shares its side of each exchange, so that all hold the same decisions.
+     * Each preliminary rank, straggler or link suspect measured again, in rounds of disjoint pairs, with the two
+     * known-good ranks (no suspicion on them) whose pairs were fastest, and those two with each other; judged by
+     * {@link PartnerCheck}. Every rank shares its side of each exchange, so that all hold the same decisions.
      */
     List<Confirmation> confirm(Communicator comm, List<Suspect> preliminary, Evidence all, ValidationSpec v,
                                long count) {
@@ -287,23 +286,12 @@ public final class ValidationRunner {
         List<Integer> good = IntStream.range(0, all.n()).filter(r -> !suspected.contains(r)).boxed()
                 .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r))
                 .toList();
-        Map<Suspect, List<Pair>> probes = new java.util.LinkedHashMap<>();
-        List<Pair> pairsToMeasure = new ArrayList<>();
-        for (Suspect s : checked) {
-            if (good.size() < 2) {
-                break;
-            }
-            List<Pair> own = s.kind() == Suspect.Kind.LINK
-                    ? List.of(Pair.of(s.rank(), s.peerRank()), Pair.of(s.rank(), good.get(0)),
-                    Pair.of(s.peerRank(), good.get(1)))
-                    : List.of(Pair.of(s.rank(), good.get(0)), Pair.of(s.rank(), good.get(1)));
-            probes.put(s, own);
-            own.forEach(p -> {
-                if (!pairsToMeasure.contains(p)) {
-                    pairsToMeasure.add(p);
-                }
-            });
+        PartnerCheck.Plan plan = PartnerCheck.plan(checked, good);
+        if (plan == null) {
+            return checked.stream().map(s -> new Confirmation(s.key(), true,
+                    "not re-measured: fewer than 2 ranks without suspicion")).toList();
         }
+        List<Pair> pairsToMeasure = plan.pairs();
         double median = all.pairs().isEmpty() ? 0 : RobustStats.of(all.pairs().values()).median();
         double bytes = (double) count * DataType.FLOAT32.bytes();
         // the same batch on both sides of a pair: about CONFIRM_BATCH_SECONDS at the slower end's usual rate
@@ -337,29 +325,11 @@ public final class ValidationRunner {
             measured.put(p, new Probe(Math.min(rows[p.low()][2 * i], rows[p.high()][2 * i]),
                     Math.max(rows[p.low()][2 * i + 1], rows[p.high()][2 * i + 1])));
         }
-        List<Confirmation> out = new ArrayList<>();
         var t = v.thresholds();
-        for (Suspect s : checked) {
-            List<Pair> own = probes.get(s);
-            if (own == null) {
-                out.add(new Confirmation(s.key(), true, "not re-measured: fewer than 2 ranks without suspicion"));
-                continue;
-            }
-            List<String> seen = own.stream().map(p -> describe(p, measured.get(p), median)).toList();
-            boolean confirmed;
-            if (s.kind() == Suspect.Kind.LINK) {
-                confirmed = measured.get(own.get(0)).bad(median, t.minShortfall(), t.minStallShare())
-                        && !measured.get(own.get(1)).bad(median, t.minShortfall(), t.minStallShare())
-                        && !measured.get(own.get(2)).bad(median, t.minShortfall(), t.minStallShare());
-            } else {
-                confirmed = own.stream().allMatch(p -> measured.get(p).bad(median, t.minShortfall(),
-                        t.minStallShare()));
-            }
-            out.add(new Confirmation(s.key(), confirmed, (confirmed ? "confirmed" : "not confirmed")
-                    + String.format(Locale.ROOT, " with known-good partners, against the pair median %.3g GB/s: ",
-                    median) + String.join("; ", seen)));
-        }
-        return out;
+        Map<Pair, Boolean> bad = new java.util.HashMap<>();
+        measured.forEach((p, probe) -> bad.put(p, probe.bad(median, t.minShortfall(), t.minStallShare())));
+        return PartnerCheck.judge(plan, bad, p -> describe(p, measured.get(p)),
+                String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
     }
 
     /**
@@ -373,7 +343,7 @@ public final class ValidationRunner {
         }
     }
 
-    private static String describe(Pair p, Probe probe, double median) {
+    private static String describe(Pair p, Probe probe) {
         return String.format(Locale.ROOT, "%d-%d %.3g GB/s, stalled %.0f%%", p.low(), p.high(), probe.gbps(),
                 100 * probe.stallShare());
     }

@@ -1,0 +1,89 @@
+package io.allsum.worker.jobs;
+
+import io.allsum.model.jobs.RankValidation.Confirmation;
+import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.Suspect;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PartnerCheckTest {
+
+    private static final int P = 6;
+    private static final int Q = 7;
+
+    private static Suspect straggler(int rank) {
+        return new Suspect(rank, "h", "cpu", Suspect.Kind.STRAGGLER, -1, "late");
+    }
+
+    /** Every planned probe good but those listed. */
+    private static List<Confirmation> judge(List<Suspect> suspects, Set<Pair> badPairs) {
+        PartnerCheck.Plan plan = PartnerCheck.plan(suspects, List.of(P, Q, 5));
+        Map<Pair, Boolean> bad = new HashMap<>();
+        plan.pairs().forEach(p -> bad.put(p, badPairs.contains(p)));
+        return PartnerCheck.judge(plan, bad, p -> p.low() + "-" + p.high(), "the median");
+    }
+
+    @Test
+    void theTwoPartnersAreMeasuredWithEachOtherToo() {
+        PartnerCheck.Plan plan = PartnerCheck.plan(List.of(straggler(1), straggler(2)), List.of(P, Q));
+        assertThat(plan.pairs()).containsExactly(Pair.of(1, P), Pair.of(1, Q), Pair.of(2, P), Pair.of(2, Q),
+                Pair.of(P, Q));
+        assertThat(PartnerCheck.plan(List.of(straggler(1)), List.of(P))).isNull();
+    }
+
+    @Test
+    void aRankBadWithTwoPartnersThatAreFineWithEachOtherIsConfirmed() {
+        List<Confirmation> out = judge(List.of(straggler(1)), Set.of(Pair.of(1, P), Pair.of(1, Q)));
+        assertThat(out).singleElement().satisfies(c -> {
+            assertThat(c.key()).isEqualTo("straggler/1/-1");
+            assertThat(c.confirmed()).isTrue();
+            assertThat(c.foundRank()).isNull();
+            assertThat(c.how()).startsWith("confirmed with known-good partners, against the median: 1-6; 1-7");
+        });
+    }
+
+    @Test
+    void aRankFineWithOnePartnerIsNotConfirmed() {
+        assertThat(judge(List.of(straggler(1)), Set.of(Pair.of(1, P))))
+                .singleElement().satisfies(c -> assertThat(c.confirmed()).isFalse());
+    }
+
+    @Test
+    void aPartnerThatStallsIsNamedInsteadOfTheRanksItMadeLookBad() {
+        // P was taken for known-good, but stops: every probe with it is bad, Q is fine with the suspects
+        List<Confirmation> out = judge(List.of(straggler(1), straggler(2)),
+                Set.of(Pair.of(1, P), Pair.of(2, P), Pair.of(P, Q)));
+        assertThat(out).filteredOn(c -> c.foundRank() == null).allSatisfy(c -> assertThat(c.confirmed()).isFalse());
+        assertThat(out).filteredOn(c -> c.foundRank() != null).singleElement().satisfies(c -> {
+            assertThat(c.foundRank()).isEqualTo(P);
+            assertThat(c.key()).isEqualTo("rank/6/-1");
+            assertThat(c.confirmed()).isTrue();
+            assertThat(c.how()).startsWith("found while confirming").contains("1-6; 2-6; 6-7");
+        });
+    }
+
+    @Test
+    void aPartnerBadWithOnlyOneClearedRankIsNotNamed() {
+        // the suspect is bad with Q too, so only Q's pair with P clears nobody: nothing to judge P by
+        List<Confirmation> out = judge(List.of(straggler(1)), Set.of(Pair.of(1, P), Pair.of(1, Q), Pair.of(P, Q)));
+        assertThat(out).singleElement().satisfies(c -> {
+            assertThat(c.confirmed()).isTrue();
+            assertThat(c.how()).startsWith("not cleared: both partners were slow with each other too (6-7)");
+        });
+    }
+
+    @Test
+    void aLinkIsConfirmedWhenSlowAgainWhileEachEndIsFineWithAPartner() {
+        Suspect link = new Suspect(1, "h", "cpu", Suspect.Kind.LINK, 2, "slow pair");
+        assertThat(judge(List.of(link), Set.of(Pair.of(1, 2)))).singleElement()
+                .satisfies(c -> assertThat(c.confirmed()).isTrue());
+        assertThat(judge(List.of(link), Set.of(Pair.of(1, 2), Pair.of(2, Q)))).singleElement()
+                .satisfies(c -> assertThat(c.confirmed()).isFalse());
+    }
+}
