@@ -20,9 +20,9 @@ class LiveRowsIT {
     @Test
     void localRunPrintsTheFirstRowWhileTheSlowLastSizeStillRuns() throws Exception {
         LauncherProcess.assumeReactorJars();
-        // Two sizes: 1 KiB (fast) and 64 MiB, 40 iterations of which take seconds on the ring backend.
+        // Two sizes: 1 KiB (fast) and 16 MiB, 20 iterations of which take a second or more on the ring backend.
         LauncherProcess.Started run = LauncherProcess.start(dir, "--backend", "ring", "--ranks", "2",
-                "-b", "1K", "-e", "64M", "-f", "65536", "-n", "40", "-w", "1", "--timeout", "300");
+                "-b", "1K", "-e", "16M", "-f", "16384", "-n", "20", "-w", "1", "--timeout", "300");
 
         String firstSeen = null;
         long deadline = System.nanoTime() + 300_000_000_000L;
@@ -42,7 +42,7 @@ class LiveRowsIT {
         assertThat(aliveAtFirstRow).isTrue();
         assertThat(dataRows(firstSeen)).as("only the fast size so far").hasSize(1);
         assertThat(firstSeen).contains("# allsum ").doesNotContain("# Avg bus bandwidth");
-        assertThat(dataRows(r.stdout())).extracting(cols -> cols[0]).containsExactly("1024", "67108864");
+        assertThat(dataRows(r.stdout())).extracting(cols -> cols[0]).containsExactly("1024", "16777216");
         assertThat(r.stdout()).contains("# Out of bounds values : 0 OK", "# Avg bus bandwidth");
     }
 
