@@ -401,7 +401,7 @@ part_gputests() { # the GPU unit tests (they skip where there is no GPU, as in C
   local j=${JUNIT_DIR:-junit} cp
   cp="$(worker_cp):$j/test-classes:$j/runner:$(ls $j/*.jar | tr '\n' ':')"
   $JAVA --enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.maxPhysicalBytes=0 -cp "$cp" GpuTestRunner \
-    ${GPU_TESTS:-io.allsum.comm.nccl.NcclCommunicatorGpuTest io.allsum.comm.nccl.NcclDeadlineGpuTest}
+    ${GPU_TESTS:-io.allsum.comm.nccl.NcclCommunicatorGpuTest io.allsum.comm.nccl.NcclDeadlineGpuTest io.allsum.DeviceMemoryGpuTest}
 }
 
 part_validate() { # allsum validate on the ring backend, VALIDATE_RANKS (4 8 16) local ranks, REPS (2) times, each line

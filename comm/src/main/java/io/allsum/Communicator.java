@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * One rank's communicator over a group formed through the rendezvous server ({@link Allsum#init()}), or split off
@@ -300,6 +301,62 @@ public final class Communicator implements AutoCloseable {
     public long[] broadcast(long[] data, int root) {
         broadcast(MemorySegment.ofArray(data), DataType.INT64, root);
         return data;
+    }
+
+    // ---- the caller's device memory, on the caller's CUDA stream (NCCL) ----
+
+    /**
+     * The caller's own device memory (a tensor's data pointer, say, on this rank's device) for the {@link CommBuffer}
+     * overloads, without a copy; closing the buffer never frees the memory. NCCL only.
+     */
+    public CommBuffer wrapDevice(long devicePointer, long bytes) {
+        requireNccl("wrap");
+        return backend.wrap(devicePointer, bytes);
+    }
+
+    /**
+     * Enqueued on {@code stream} after the caller's work there, returning without waiting, as ncclAllReduce does:
+     * synchronize the stream before reading {@code recv} on the host. A failure NCCL finds later fails a later call.
+     */
+    public void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op,
+                          CudaStream stream) {
+        onStream("all_reduce", stream, b -> b.allReduce(send, recv, count, type, op));
+    }
+
+    /** As {@link #allReduce(CommBuffer, CommBuffer, long, DataType, ReduceOp, CudaStream)}: enqueued, not waited. */
+    public void allGather(CommBuffer send, CommBuffer recv, long sendCount, DataType type, CudaStream stream) {
+        onStream("all_gather", stream, b -> b.allGather(send, recv, sendCount, type));
+    }
+
+    public void reduceScatter(CommBuffer send, CommBuffer recv, long recvCount, DataType type, ReduceOp op,
+                              CudaStream stream) {
+        onStream("reduce_scatter", stream, b -> b.reduceScatter(send, recv, recvCount, type, op));
+    }
+
+    public void broadcast(CommBuffer send, CommBuffer recv, long count, DataType type, int root,
+                          CudaStream stream) {
+        onStream("broadcast", stream, b -> b.broadcast(send, recv, count, type, root));
+    }
+
+    public void send(CommBuffer data, long count, DataType type, int peer, CudaStream stream) {
+        onStream("send", stream, b -> b.send(data, count, type, peer));
+    }
+
+    public void recv(CommBuffer data, long count, DataType type, int peer, CudaStream stream) {
+        onStream("recv", stream, b -> b.recv(data, count, type, peer));
+    }
+
+    private void onStream(String phase, CudaStream stream, Consumer<io.allsum.comm.Communicator> calls) {
+        requireNccl(phase);
+        java.util.Objects.requireNonNull(stream, "stream");
+        inline(phase, () -> backend.enqueueOn(stream.handle(), calls));
+    }
+
+    private void requireNccl(String phase) {
+        if (backend.backend() != Backend.NCCL) {
+            throw new CommException(phase, rank(), "device memory and CUDA streams need the NCCL backend, this "
+                    + "communicator is " + backend.backend() + ": use the MemorySegment, ByteBuffer or array calls");
+        }
     }
 
     // ---- point to point ----

@@ -1,6 +1,7 @@
 package io.allsum;
 
 import io.allsum.comm.CommException;
+import io.allsum.comm.CommBuffer;
 import io.allsum.model.Backend;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
@@ -13,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -135,6 +137,22 @@ class CommunicatorTest {
             assertThat(((CommException) outcomes.get(r)).getMessage()).contains("on rank " + r);
         }
         assertThat(server.events).anyMatch(e -> e.startsWith("failure reported by rank 3"));
+    }
+
+    @Test
+    void deviceMemoryAndStreamsOnTheRingAreAClearErrorAndTheCommunicatorGoesOn() throws Exception {
+        InMemoryRendezvous server = new InMemoryRendezvous(N);
+        List<String> results = onEveryRank(rank -> {
+            try (Communicator comm = join(server, rank); CommBuffer buffer = comm.allocate(16)) {
+                assertThatThrownBy(() -> comm.wrapDevice(1 << 20, 16)).isInstanceOf(CommException.class)
+                        .hasMessageContaining("on rank " + rank).hasMessageContaining("need the NCCL backend");
+                assertThatThrownBy(() -> comm.allReduce(buffer, buffer, 4, DataType.FLOAT32, ReduceOp.SUM,
+                        CudaStream.LEGACY_DEFAULT)).isInstanceOf(CommException.class)
+                        .hasMessageContaining("this communicator is ring");
+                return Arrays.toString(comm.allReduce(new int[] {1}, ReduceOp.SUM));
+            }
+        });
+        assertThat(results).containsOnly("[" + N + "]");
     }
 
     @Test

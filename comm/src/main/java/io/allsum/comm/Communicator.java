@@ -112,6 +112,26 @@ public interface Communicator extends AutoCloseable {
         return Map.of();
     }
 
+    /**
+     * The caller's own memory at {@code address} as a buffer of {@code bytes} (for NCCL: device memory of this rank's
+     * device, such as a tensor's data pointer), without a copy; closing the buffer never frees the memory.
+     *
+     * @throws CommException when the memory is not the backend's kind, or on another device
+     */
+    default CommBuffer wrap(long address, long bytes) {
+        throw new UnsupportedOperationException("the " + backend() + " backend does not wrap a caller's memory");
+    }
+
+    /**
+     * Runs {@code calls} (collectives on the communicator it is given, this one) enqueued on the caller's CUDA stream
+     * {@code cudaStream} (a cudaStream_t; 0 is the legacy default stream) and returns without waiting for them, as
+     * NCCL's own calls do: the stream orders them among the caller's kernels. A failure NCCL finds later fails the
+     * next call. NCCL only.
+     */
+    default void enqueueOn(long cudaStream, Consumer<Communicator> calls) {
+        throw new UnsupportedOperationException("the " + backend() + " backend has no CUDA stream");
+    }
+
     /** Tears the communicator down at once, failing any call in flight; safe from any thread. */
     void abort();
 

@@ -16,8 +16,8 @@ import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToHost;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
 
 /**
- * Device memory from cudaMalloc. JavaCPP's GC accounting cannot see it, so it is freed explicitly by
- * {@link #close()}. The device {@link Pointer} is made once and reused by every collective (no Pointer allocation on
+ * Device memory from cudaMalloc, or the caller's own (wrapped, {@code owned} false: never freed here). JavaCPP's GC
+ * accounting cannot see it, so owned memory is freed explicitly by {@link #close()}. The device {@link Pointer} is made once and reused by every collective (no Pointer allocation on
  * the hot path).
  */
 final class NcclBuffer implements CommBuffer {
@@ -29,10 +29,17 @@ final class NcclBuffer implements CommBuffer {
     private final Duration timeout;
     private final int rank;
     private final Consumer<NcclBuffer> onClose;
+    private final boolean owned;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     NcclBuffer(Pointer device, long byteSize, int deviceIndex, GpuThread gpu, Duration timeout, int rank,
                Consumer<NcclBuffer> onClose) {
+        this(device, byteSize, deviceIndex, gpu, timeout, rank, onClose, true);
+    }
+
+    NcclBuffer(Pointer device, long byteSize, int deviceIndex, GpuThread gpu, Duration timeout, int rank,
+               Consumer<NcclBuffer> onClose, boolean owned) {
+        this.owned = owned;
         this.onClose = onClose;
         this.device = device;
         this.byteSize = byteSize;
@@ -108,6 +115,9 @@ final class NcclBuffer implements CommBuffer {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             onClose.accept(this);
+            if (!owned) {
+                return;
+            }
             gpu.run("free", rank, timeout, () -> {
                 if (!device.isNull()) {
                     Nccl.checkCuda(cudaFree(device), "free", rank, "cudaFree of " + byteSize + " bytes");

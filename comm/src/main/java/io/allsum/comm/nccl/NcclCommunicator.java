@@ -11,6 +11,7 @@ import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.cudart.CUgraphExec_st;
 import org.bytedeco.cuda.cudart.CUgraph_st;
 import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.cudart.cudaPointerAttributes;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclConfig_t;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
@@ -29,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 import static org.bytedeco.cuda.global.cudart.cudaErrorMemoryAllocation;
@@ -43,6 +45,9 @@ import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
 import static org.bytedeco.cuda.global.cudart.cudaGraphLaunch;
+import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeDevice;
+import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeManaged;
+import static org.bytedeco.cuda.global.cudart.cudaPointerGetAttributes;
 import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
 import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
@@ -126,6 +131,8 @@ public final class NcclCommunicator implements Communicator {
     /** Blocking: every collective. Null until the split that makes it is done. */
     private ncclComm comm;
     private final CUstream_st stream = new CUstream_st();
+    /** GPU thread only: where collectives enqueue, this communicator's stream but inside {@link #enqueueOn}. */
+    private CUstream_st active = stream;
     private final CUevent_st start = new CUevent_st();
     private final CUevent_st stop = new CUevent_st();
     private final IntPointer asyncState = new IntPointer(1);
@@ -286,6 +293,69 @@ public final class NcclCommunicator implements Communicator {
     }
 
     @Override
+    public CommBuffer wrap(long address, long bytes) {
+        String phase = "wrap";
+        ensureUsable(phase);
+        if (address == 0 || bytes < 0) {
+            throw new CommException(phase, rank, "needs a device address and bytes >= 0, got 0x"
+                    + Long.toHexString(address) + " and " + bytes);
+        }
+        return gpu.call(phase, rank, operationTimeout, () -> {
+            Pointer memory = at(address);
+            try (cudaPointerAttributes where = new cudaPointerAttributes()) {
+                int rc = cudaPointerGetAttributes(where, memory);
+                if (rc != cudaSuccess) {
+                    throw new CommException(phase, rank, "0x" + Long.toHexString(address)
+                            + " is not memory CUDA knows: " + Nccl.cudaMessage(rc));
+                }
+                boolean managed = where.type() == cudaMemoryTypeManaged;
+                if (!managed && (where.type() != cudaMemoryTypeDevice || where.device() != device)) {
+                    throw new CommException(phase, rank, "0x" + Long.toHexString(address) + " is not device memory of "
+                            + "device " + device + " (CUDA memory type " + where.type() + ", device " + where.device()
+                            + ")");
+                }
+            }
+            NcclBuffer buffer = new NcclBuffer(memory, bytes, device, gpu, operationTimeout, rank, liveBuffers::remove,
+                    false);
+            liveBuffers.add(buffer);
+            return buffer;
+        });
+    }
+
+    @Override
+    public void enqueueOn(long cudaStream, Consumer<io.allsum.comm.Communicator> calls) {
+        String phase = "enqueue";
+        ensureUsable(phase);
+        gpu.run(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
+            boolean outerOnly = enqueueOnly;
+            CUstream_st outerStream = active;
+            enqueueOnly = true;
+            active = new CUstream_st(at(cudaStream));
+            try {
+                calls.accept(this);
+            } finally {
+                enqueueOnly = outerOnly;
+                active = outerStream;
+            }
+            // what NCCL found already fails now; what it finds later fails the next call
+            int rc = ncclCommGetAsyncError(comm, asyncState);
+            int state = rc == ncclSuccess ? asyncState.get() : rc;
+            if (state != ncclSuccess && state != ncclInProgress) {
+                failCollective(phase, "ncclCommGetAsyncError", state);
+            }
+        });
+    }
+
+    /** A JavaCPP pointer at a raw address the caller owns (JavaCPP has no public constructor that takes one). */
+    private static Pointer at(long address) {
+        return new Pointer() {
+            {
+                this.address = address;
+            }
+        };
+    }
+
+    @Override
     public void allReduce(CommBuffer send, CommBuffer recv, long count, DataType type, ReduceOp op) {
         String phase = "all_reduce";
         Pointer s = input(send, phase, count, type);
@@ -299,7 +369,7 @@ public final class NcclCommunicator implements Communicator {
         }
         // The hot path (every call inside timeNanos): no lambda, no Pointer, no clock read.
         enterNative(phase);
-        int rc = ncclAllReduce(s, r, count, dt, redop, comm, stream);
+        int rc = ncclAllReduce(s, r, count, dt, redop, comm, active);
         exitNative();
         if (rc != ncclSuccess) {
             enqueueFailed(phase, rc);
@@ -359,7 +429,7 @@ public final class NcclCommunicator implements Communicator {
         Pointer s = send == recv ? atByteOffset(r, (long) rank * sendCount * type.bytes())
                 : input(send, phase, sendCount, type);
         int dt = dtype(type, phase);
-        collective(phase, () -> ncclAllGather(s, r, sendCount, dt, comm, stream));
+        collective(phase, () -> ncclAllGather(s, r, sendCount, dt, comm, active));
     }
 
     @Override
@@ -371,7 +441,7 @@ public final class NcclCommunicator implements Communicator {
                 : output(recv, phase, recvCount, type);
         int dt = dtype(type, phase);
         int redop = redop(type, op, phase);
-        collective(phase, () -> ncclReduceScatter(s, r, recvCount, dt, redop, comm, stream));
+        collective(phase, () -> ncclReduceScatter(s, r, recvCount, dt, redop, comm, active));
     }
 
     @Override
@@ -381,7 +451,7 @@ public final class NcclCommunicator implements Communicator {
         Pointer s = rank == root ? input(send, phase, count, type) : buffer(send, phase).pointer(phase);
         Pointer r = output(recv, phase, count, type);
         int dt = dtype(type, phase);
-        collective(phase, () -> ncclBroadcast(s, r, count, dt, root, comm, stream));
+        collective(phase, () -> ncclBroadcast(s, r, count, dt, root, comm, active));
     }
 
     @Override
@@ -392,7 +462,7 @@ public final class NcclCommunicator implements Communicator {
         Pointer r = rank == root ? output(recv, phase, count, type) : buffer(recv, phase).pointer(phase);
         int dt = dtype(type, phase);
         int redop = redop(type, op, phase);
-        collective(phase, () -> ncclReduce(s, r, count, dt, redop, root, comm, stream));
+        collective(phase, () -> ncclReduce(s, r, count, dt, redop, root, comm, active));
     }
 
     @Override
@@ -402,7 +472,7 @@ public final class NcclCommunicator implements Communicator {
         refuseSelf(phase, peer);
         Pointer s = input(buffer, phase, count, type);
         int dt = dtype(type, phase);
-        collective(phase, () -> ncclSend(s, count, dt, peer, comm, stream));
+        collective(phase, () -> ncclSend(s, count, dt, peer, comm, active));
     }
 
     @Override
@@ -412,7 +482,7 @@ public final class NcclCommunicator implements Communicator {
         refuseSelf(phase, peer);
         Pointer r = output(buffer, phase, count, type);
         int dt = dtype(type, phase);
-        collective(phase, () -> ncclRecv(r, count, dt, peer, comm, stream));
+        collective(phase, () -> ncclRecv(r, count, dt, peer, comm, active));
     }
 
     @Override
@@ -428,8 +498,8 @@ public final class NcclCommunicator implements Communicator {
             if (rc != ncclSuccess) {
                 return rc;
             }
-            int sent = ncclSend(s, count, dt, sendPeer, comm, stream);
-            int received = ncclRecv(r, count, dt, recvPeer, comm, stream);
+            int sent = ncclSend(s, count, dt, sendPeer, comm, active);
+            int received = ncclRecv(r, count, dt, recvPeer, comm, active);
             int end = ncclGroupEnd();
             return sent != ncclSuccess ? sent : received != ncclSuccess ? received : end;
         });

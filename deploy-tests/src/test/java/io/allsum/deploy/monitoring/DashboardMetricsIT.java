@@ -45,6 +45,7 @@ class DashboardMetricsIT {
     static LocalPrometheus prometheus;
     static String promtoolCheck;
     static final List<JsonNode> sweeps = new ArrayList<>();
+    static JsonNode validation;
 
     @BeforeAll
     static void clusterRunsSweepsWhilePrometheusScrapes() throws Exception {
@@ -58,6 +59,7 @@ class DashboardMetricsIT {
             prometheus.awaitTargetsUp(3);
         }
         sweeps.add(cluster.sweep());
+        validation = cluster.validate();
         if (prometheus != null) {
             // The collective meters appear with the first sweep; a second one makes their rates non-zero. Every size
             // must be scraped before the second sweep: a scrape during the first showed only the sizes done by then,
@@ -67,6 +69,7 @@ class DashboardMetricsIT {
             sweeps.add(cluster.sweep());
             prometheus.awaitSeries("sum(rate(allsum_collective_seconds_count[5m])) > 0", Duration.ofSeconds(30));
             prometheus.awaitSeries("sum(rate(allsum_jobs_duration_seconds_count[5m])) > 0", Duration.ofSeconds(30));
+            prometheus.awaitSeries("allsum_validation_pair_gbps", Duration.ofSeconds(30));
         }
     }
 
@@ -84,6 +87,7 @@ class DashboardMetricsIT {
     void everyMetricAndLabelTheBoardQueriesIsInTheScrapesOfTheServerAndTheWorkers() throws Exception {
         assertThat(sweeps).extracting(j -> j.path("state").asText()).as("the sweeps: %s", sweeps)
                 .containsOnly("succeeded");
+        assertThat(validation.path("state").asText()).as("the validation: %s", validation).isEqualTo("succeeded");
         List<String> expositions = new ArrayList<>();
         for (URI target : cluster.targets()) {
             URI endpoint = target.resolve("/actuator/prometheus");

@@ -134,6 +134,12 @@ class GrafanaDashboardTest {
                 .as("jobs by state")
                 .anyMatch(r -> r.metric().equals("allsum_jobs_total") && r.grouping().contains("state"))
                 .as("job durations")
-                .anyMatch(r -> r.metric().equals("allsum_jobs_duration_seconds_bucket"));
+                .anyMatch(r -> r.metric().equals("allsum_jobs_duration_seconds_bucket"))
+                .as("validation: a row per pair, a row per rank's stalls, the suspects")
+                .anyMatch(r -> r.metric().equals("allsum_validation_pair_gbps")
+                        && r.grouping().containsAll(Set.of("group", "low", "high")))
+                .anyMatch(r -> r.metric().equals("allsum_validation_rank_stall_seconds")
+                        && r.grouping().containsAll(Set.of("group", "rank")))
+                .anyMatch(r -> r.metric().equals("allsum_validation_suspects"));
     }
 }

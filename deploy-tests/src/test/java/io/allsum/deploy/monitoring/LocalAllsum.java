@@ -95,12 +95,20 @@ final class LocalAllsum implements AutoCloseable {
 
     /** Submits an all-reduce sweep of 8 B to 64 KiB and waits for its final state; the job as the API shows it. */
     JsonNode sweep() throws IOException, InterruptedException {
+        return run("{\"minBytes\":8,\"maxBytes\":65536,\"iterations\":5,\"warmupIterations\":1,\"timeoutSeconds\":120}");
+    }
+
+    /** A validation of the workers (alone, the pair, a 1 KiB to 64 KiB sweep), for the server's validation gauges. */
+    JsonNode validate() throws IOException, InterruptedException {
+        return run("{\"minBytes\":1024,\"maxBytes\":65536,\"stepFactor\":8,\"iterations\":5,"
+                + "\"warmupIterations\":1,\"timeoutSeconds\":120,\"validation\":{\"soloBytes\":1048576,\"pairBytes\":65536}}");
+    }
+
+    private JsonNode run(String spec) throws IOException, InterruptedException {
         URI jobs = server.resolve("/rendezvous/" + group + "/jobs");
         HttpResponse<String> submitted = http.send(HttpRequest.newBuilder(jobs).timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"minBytes\":8,\"maxBytes\":65536,\"iterations\":5,\"warmupIterations\":1,\"timeoutSeconds\":120}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString(spec)).build(), HttpResponse.BodyHandlers.ofString());
         if (submitted.statusCode() != 201) {
             throw new AssertionError("submission answered " + submitted.statusCode() + ": " + submitted.body());
         }
@@ -114,7 +122,7 @@ final class LocalAllsum implements AutoCloseable {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("the sweep did not end within " + SWEEP + ": " + job);
+        throw new AssertionError("the job did not end within " + SWEEP + ": " + job);
     }
 
     HttpResponse<String> get(URI uri, String bearer) throws IOException, InterruptedException {

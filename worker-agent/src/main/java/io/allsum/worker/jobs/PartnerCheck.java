@@ -16,9 +16,14 @@ import java.util.function.Function;
  * Which suspects stand after each is measured again with two partners chosen as known-good, and whether a partner
  * was bad instead. The two partners are also measured with each other, so that a partner which stalls (and so made
  * its probes bad) is caught: a good probe clears both its ends, and a rank is judged only by probes whose other end
- * was cleared. A partner bad with two cleared ranks is named itself.
+ * was cleared. A partner bad with two cleared ranks is measured once more with two cleared ranks ({@link #recheck}),
+ * and named itself when bad with both again: a crowded host stalls a healthy rank's probes now and then.
  */
 final class PartnerCheck {
+
+    /** The decisions, and the ranks a good probe cleared. */
+    record Verdict(List<Confirmation> confirmations, Set<Integer> cleared) {
+    }
 
     /** What to measure: each suspect's probes, and the partners' pair with each other. */
     record Plan(Map<Suspect, List<Pair>> probes, Pair control) {
@@ -64,8 +69,7 @@ final class PartnerCheck {
      * @param describe each probe's figures, for the confirmation's text
      * @param against  what the probes were judged against, for the text
      */
-    static List<Confirmation> judge(Plan plan, Map<Pair, Boolean> bad, Function<Pair, String> describe,
-                                    String against) {
+    static Verdict judge(Plan plan, Map<Pair, Boolean> bad, Function<Pair, String> describe, String against) {
         Set<Integer> cleared = new HashSet<>();
         plan.pairs().forEach(p -> {
             if (!bad.get(p)) {
@@ -105,7 +109,37 @@ final class PartnerCheck {
                         partner));
             }
         }
+        return new Verdict(out, Set.copyOf(cleared));
+    }
+
+    /**
+     * Each found partner's probes with the two best cleared ranks, {@code byPreference} ordered best first (none
+     * where fewer than 2 are cleared).
+     */
+    static Map<Integer, List<Pair>> recheckPlan(List<Confirmation> found, List<Integer> byPreference,
+                                                Set<Integer> cleared) {
+        Map<Integer, List<Pair>> out = new LinkedHashMap<>();
+        for (Confirmation c : found) {
+            int rank = c.foundRank();
+            List<Integer> with = byPreference.stream().filter(r -> r != rank && cleared.contains(r)).limit(2).toList();
+            if (with.size() == 2) {
+                out.put(rank, List.of(Pair.of(rank, with.get(0)), Pair.of(rank, with.get(1))));
+            }
+        }
         return out;
+    }
+
+    /** A found partner stands when bad again with both cleared ranks of its {@code again} probes. */
+    static Confirmation recheck(Confirmation found, List<Pair> again, Map<Pair, Boolean> bad,
+                                Function<Pair, String> describe) {
+        if (again == null) {
+            return new Confirmation(found.key(), false, found.how() + "; fewer than 2 cleared ranks to measure it "
+                    + "again with", found.foundRank());
+        }
+        boolean confirmed = again.stream().allMatch(bad::get);
+        return new Confirmation(found.key(), confirmed, found.how() + "; measured again with cleared ranks, "
+                + (confirmed ? "slow or stalled again: " : "fine this time: ") + describeAll(again, describe),
+                found.foundRank());
     }
 
     private static int other(Pair p, int rank) {

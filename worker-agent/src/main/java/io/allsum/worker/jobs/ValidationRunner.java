@@ -43,6 +43,7 @@ import java.util.concurrent.CancellationException;
 import java.util.stream.IntStream;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Runs a validation job on this rank, phase by phase, every rank in the same order: (1) alone, a figure that
@@ -291,8 +292,37 @@ public final class ValidationRunner {
             return checked.stream().map(s -> new Confirmation(s.key(), true,
                     "not re-measured: fewer than 2 ranks without suspicion")).toList();
         }
-        List<Pair> pairsToMeasure = plan.pairs();
         double median = all.pairs().isEmpty() ? 0 : RobustStats.of(all.pairs().values()).median();
+        var t = v.thresholds();
+        Function<Map<Pair, Probe>, Map<Pair, Boolean>> bad = measured -> {
+            Map<Pair, Boolean> out = new java.util.HashMap<>();
+            measured.forEach((p, probe) -> out.put(p, probe.bad(median, t.minShortfall(), t.minStallShare())));
+            return out;
+        };
+        Map<Pair, Probe> measured = new java.util.HashMap<>(measure(comm, plan.pairs(), all, median, v, count));
+        PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, bad.apply(measured),
+                p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
+        List<Confirmation> found = verdict.confirmations().stream().filter(c -> c.foundRank() != null).toList();
+        if (found.isEmpty()) {
+            return verdict.confirmations();
+        }
+        List<Integer> byMedian = IntStream.range(0, all.n()).boxed()
+                .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r)).toList();
+        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(found, byMedian, verdict.cleared());
+        List<Pair> pairs = again.values().stream().flatMap(List::stream).distinct().toList();
+        Map<Pair, Probe> remeasured = pairs.isEmpty() ? Map.of() : measure(comm, pairs, all, median, v, count);
+        Map<Pair, Boolean> badAgain = bad.apply(remeasured);
+        return verdict.confirmations().stream().map(c -> c.foundRank() == null ? c
+                : PartnerCheck.recheck(c, again.get(c.foundRank()), badAgain, p -> describe(p, remeasured.get(p))))
+                .toList();
+    }
+
+    /**
+     * Probes every pair of {@code pairsToMeasure} in rounds of disjoint pairs; every rank holds every probe after
+     * it (each pair's slower side).
+     */
+    private static Map<Pair, Probe> measure(Communicator comm, List<Pair> pairsToMeasure, Evidence all, double median,
+                                            ValidationSpec v, long count) {
         double bytes = (double) count * DataType.FLOAT32.bytes();
         // the same batch on both sides of a pair: about CONFIRM_BATCH_SECONDS at the slower end's usual rate
         int[] batches = pairsToMeasure.stream().mapToInt(p -> (int) Math.max(1, Math.min(MAX_CONFIRM_ITERATIONS,
@@ -325,11 +355,7 @@ public final class ValidationRunner {
             measured.put(p, new Probe(Math.min(rows[p.low()][2 * i], rows[p.high()][2 * i]),
                     Math.max(rows[p.low()][2 * i + 1], rows[p.high()][2 * i + 1])));
         }
-        var t = v.thresholds();
-        Map<Pair, Boolean> bad = new java.util.HashMap<>();
-        measured.forEach((p, probe) -> bad.put(p, probe.bad(median, t.minShortfall(), t.minStallShare())));
-        return PartnerCheck.judge(plan, bad, p -> describe(p, measured.get(p)),
-                String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
+        return measured;
     }
 
     /**

@@ -26,7 +26,7 @@ class PartnerCheckTest {
         PartnerCheck.Plan plan = PartnerCheck.plan(suspects, List.of(P, Q, 5));
         Map<Pair, Boolean> bad = new HashMap<>();
         plan.pairs().forEach(p -> bad.put(p, badPairs.contains(p)));
-        return PartnerCheck.judge(plan, bad, p -> p.low() + "-" + p.high(), "the median");
+        return PartnerCheck.judge(plan, bad, p -> p.low() + "-" + p.high(), "the median").confirmations();
     }
 
     @Test
@@ -66,6 +66,23 @@ class PartnerCheckTest {
             assertThat(c.confirmed()).isTrue();
             assertThat(c.how()).startsWith("found while confirming").contains("1-6; 2-6; 6-7");
         });
+    }
+
+    @Test
+    void aFoundPartnerStandsOnlyWhenBadAgainWithTwoClearedRanks() {
+        Confirmation found = new Confirmation("rank/6/-1", true, "found while confirming: 1-6; 6-7", P);
+        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 7), Set.of(1, 7));
+        assertThat(again).containsExactly(Map.entry(P, List.of(Pair.of(1, P), Pair.of(P, Q))));
+        Map<Pair, Boolean> stillBad = Map.of(Pair.of(1, P), true, Pair.of(P, Q), true);
+        Map<Pair, Boolean> fineNow = Map.of(Pair.of(1, P), true, Pair.of(P, Q), false);
+        assertThat(PartnerCheck.recheck(found, again.get(P), stillBad, p -> p.low() + "-" + p.high()))
+                .satisfies(c -> {
+                    assertThat(c.confirmed()).isTrue();
+                    assertThat(c.how()).endsWith("measured again with cleared ranks, slow or stalled again: 1-6; 6-7");
+                });
+        assertThat(PartnerCheck.recheck(found, again.get(P), fineNow, p -> "x").confirmed()).isFalse();
+        assertThat(PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 7), Set.of(1))).isEmpty();
+        assertThat(PartnerCheck.recheck(found, null, Map.of(), p -> "x").confirmed()).isFalse();
     }
 
     @Test
