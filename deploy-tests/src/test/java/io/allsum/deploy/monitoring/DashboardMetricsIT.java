@@ -60,6 +60,7 @@ class DashboardMetricsIT {
         }
         sweeps.add(cluster.sweep());
         validation = cluster.validate();
+        assertThat(validation.path("state").asText()).as("the validation: %s", validation).isEqualTo("succeeded");
         if (prometheus != null) {
             // The collective meters appear with the first sweep; a second one makes their rates non-zero. Every size
             // must be scraped before the second sweep: a scrape during the first showed only the sizes done by then,

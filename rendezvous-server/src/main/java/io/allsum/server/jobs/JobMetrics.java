@@ -72,8 +72,9 @@ final class JobMetrics {
         }
         validationSuspects = MultiGauge.builder(VALIDATION_SUSPECTS)
                 .description("Suspects named by the group's latest validation (0: healthy)").register(registry);
-        validationPairs = MultiGauge.builder(VALIDATION_PAIR).baseUnit("GB/s")
-                .description("Each pair's bandwidth in the group's latest validation (the slower side)")
+        // no base unit: Prometheus would append it to the name, which says GB/s already
+        validationPairs = MultiGauge.builder(VALIDATION_PAIR)
+                .description("Each pair's bandwidth in GB/s in the group's latest validation (the slower side)")
                 .register(registry);
         validationStalls = MultiGauge.builder(VALIDATION_STALL).baseUnit("seconds")
                 .description("What the others waited for each rank at the lock-step barriers of the latest validation")
