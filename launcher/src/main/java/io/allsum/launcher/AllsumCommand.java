@@ -234,7 +234,7 @@ public final class AllsumCommand implements Callable<Integer> {
             validate();
             JobSpec jobSpec = jobSpec();
             Deadline deadline = target.deadline();
-            exit = target.server != null ? runRemote(jobSpec, deadline) : runLocal(jobSpec, deadline);
+            exit = target.remote.server != null ? runRemote(jobSpec, deadline) : runLocal(jobSpec, deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -379,7 +379,7 @@ public final class AllsumCommand implements Callable<Integer> {
         if (average < 0 || average > 3) {
             problems.add("-a/--average must be 0 (rank 0), 1 (average), 2 (min) or 3 (max)");
         }
-        if (target.server != null && (keep || processPerRank)) {
+        if (target.remote.server != null && (keep || processPerRank)) {
             problems.add((keep ? "--keep" : "--process-per-rank") + " is for local runs; the cluster at --server has"
                     + " its own");
         }
@@ -459,15 +459,15 @@ public final class AllsumCommand implements Callable<Integer> {
 
     private int runRemote(JobSpec jobSpec, Deadline deadline) {
         runMode = "remote";
-        runServer = target.server;
+        runServer = target.remote.server;
         // What does not depend on the group is refused before any request.
         preflight(Math.max(1, root + 1), null);
-        String problem = new ServerProbe(target.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+        String problem = new ServerProbe(target.remote.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
         if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + target.server + " (" + problem + ")");
+            throw new LauncherException("cannot reach the allsum server at " + target.remote.server + " (" + problem + ")");
         }
         phase("serverHealthy");
-        try (AllsumClient client = Clients.connect(target.server, target.token)) {
+        try (AllsumClient client = Clients.connect(target.remote.server, target.remote.token)) {
             JobSession session = new JobSession(client, target.group, AllsumCommand::checkInterrupted, progress);
             runJob(session, jobSpec, deadline, waitForRanks != null ? waitForRanks : REMOTE_RANKS_WAIT, false,
                     rank -> null);
@@ -487,7 +487,7 @@ public final class AllsumCommand implements Callable<Integer> {
                 status.worldSize(), status.group(), phases.get("groupComplete"), status.generation(), status.backend()));
         // The group's size and backend are known now: refuse what its server would, with the option's name.
         preflight(status.worldSize(), status.backend());
-        if (target.server != null) {
+        if (target.remote.server != null) {
             sizeWarnings(jobSpec, status.worldSize()).forEach(progress::warn);
         }
         List<ResultTable.RankLine> rankLines = new ArrayList<>();
@@ -605,7 +605,7 @@ public final class AllsumCommand implements Callable<Integer> {
         env.put("java", System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
         Map<String, String> versions = new LinkedHashMap<>();
         versions.put("java", System.getProperty("java.runtime.version"));
-        if (target.server == null) {
+        if (target.remote.server == null) {
             List<String> gpus = GpuProbe.listGpus();
             env.put("gpus", gpus);
             // CUDA and NCCL of this host; a remote cluster's are its own, which the server does not report.

@@ -3,9 +3,9 @@ package io.allsum.launcher;
 import io.allsum.client.ServerUrl;
 import io.allsum.model.Protocol;
 import io.allsum.model.jobs.JobSpecRules;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
@@ -24,31 +24,28 @@ final class ClusterOptions {
                     + "(default ${DEFAULT-VALUE}).")
     AllsumCommand.BackendChoice backend;
 
-    @Option(names = "--server", paramLabel = "URL", description = "Run on an existing cluster: its rendezvous server.")
-    URI server;
+    @Mixin
+    ServerOptions remote;
 
     @Option(names = "--group", paramLabel = "NAME", description = "The cluster's group to run on (with --server).")
     String group;
 
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
-            description = "Bearer token of the server (default: $ALLSUM_TOKEN).")
-    String token;
-
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "600",
-            description = "Deadline of the whole run: start-up, joins and the job (default ${DEFAULT-VALUE}).")
-    int timeoutSeconds;
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m", converter = DurationConverter.class,
+            description = "Deadline of the whole run: start-up, joins and the job, e.g. 600 (seconds), 90s, 30m "
+                    + "(default ${DEFAULT-VALUE}).")
+    Duration timeout;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
     boolean quiet;
 
     /** One clock for the whole command, from the JVM's start, named as the user gave it. */
     Deadline deadline() {
-        return Deadline.sinceProcessStart(Duration.ofSeconds(timeoutSeconds), "--timeout " + timeoutSeconds + " s");
+        return Deadline.sinceProcessStart(timeout, "--timeout " + DurationConverter.describe(timeout));
     }
 
     /** The job's own deadline: --timeout, capped at what the server accepts. */
     int jobTimeoutSeconds() {
-        return Math.min(timeoutSeconds, JobSpecRules.MAX_TIMEOUT_SECONDS);
+        return (int) Math.min(timeout.toSeconds(), JobSpecRules.MAX_TIMEOUT_SECONDS);
     }
 
     /**
@@ -59,17 +56,17 @@ final class ClusterOptions {
         if (ranks != null && ranks < minRanks) {
             problems.add("--ranks must be at least " + minRanks + why);
         }
-        if (timeoutSeconds < 1) {
+        if (timeout.toSeconds() < 1) {
             problems.add("--timeout must be at least 1 second");
         }
-        if (server != null) {
+        if (remote.server != null) {
             if (group == null) {
                 problems.add("--server needs --group (the cluster's group to run on)");
             }
             if (ranks != null || backend != AllsumCommand.BackendChoice.auto) {
                 problems.add("--ranks and --backend are for local runs; the cluster at --server has its own");
             }
-            String problem = ServerUrl.problem(server);
+            String problem = ServerUrl.problem(remote.server);
             if (problem != null) {
                 problems.add("--server " + problem);
             }

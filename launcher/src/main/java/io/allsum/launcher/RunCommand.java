@@ -4,6 +4,7 @@ import io.allsum.client.ServerUrl;
 import io.allsum.model.Protocol;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -83,14 +84,8 @@ public final class RunCommand implements Callable<Integer> {
             description = "The ranks' group (default: a new name for each run, run-XXXXXXXX).")
     String group;
 
-    @Option(names = "--server", paramLabel = "URL",
-            description = "Use this running rendezvous server rather than start one.")
-    URI server;
-
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ALLSUM_TOKEN}",
-            description = "Bearer token of --server (default: $ALLSUM_TOKEN); a server this command starts has a "
-                    + "random one.")
-    String token;
+    @Mixin
+    ServerOptions remote;
 
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "1h", converter = DurationConverter.class,
             description = "Deadline of the whole run, e.g. 90s, 30m, 2h: then the ranks still running are named and "
@@ -123,18 +118,19 @@ public final class RunCommand implements Callable<Integer> {
         try {
             URI serverUri;
             String rankToken;
-            if (server != null) {
-                String unreachable = new ServerProbe(server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+            if (remote.server != null) {
+                String unreachable = new ServerProbe(remote.server)
+                        .problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
                 if (unreachable != null && deadline.passed()) {
                     throw new LauncherException(ExitCodes.TIMED_OUT, deadline.label() + " passed before the allsum "
-                            + "server at " + server + " answered", null);
+                            + "server at " + remote.server + " answered", null);
                 }
                 if (unreachable != null) {
-                    throw new LauncherException("cannot reach the allsum server at " + server + " (" + unreachable
-                            + ")");
+                    throw new LauncherException("cannot reach the allsum server at " + remote.server + " ("
+                            + unreachable + ")");
                 }
-                serverUri = server;
-                rankToken = token;
+                serverUri = remote.server;
+                rankToken = remote.token;
             } else {
                 cluster = startServer(groupName, deadline, progress);
                 serverUri = cluster.serverUri();
@@ -175,8 +171,8 @@ public final class RunCommand implements Callable<Integer> {
         if (group != null && !Protocol.GROUP_NAME.matcher(group).matches()) {
             problems.add("--group must match " + Protocol.GROUP_NAME.pattern());
         }
-        if (server != null) {
-            String problem = ServerUrl.problem(server);
+        if (remote.server != null) {
+            String problem = ServerUrl.problem(remote.server);
             if (problem != null) {
                 problems.add("--server " + problem);
             }

@@ -10,8 +10,8 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
-import io.allsum.model.jobs.ValidationResult;
-import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.validate.ValidationResult;
+import io.allsum.model.validate.ValidationSpec;
 import io.allsum.model.format.ByteSize;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
@@ -150,7 +150,7 @@ public final class ValidateCommand implements Callable<Integer> {
         try {
             checkOptions();
             Deadline deadline = target.deadline();
-            exit = target.server != null ? runRemote(deadline) : runLocal(deadline);
+            exit = target.remote.server != null ? runRemote(deadline) : runLocal(deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -292,11 +292,11 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     private int runRemote(Deadline deadline) {
-        String problem = new ServerProbe(target.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
+        String problem = new ServerProbe(target.remote.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
         if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + target.server + " (" + problem + ")");
+            throw new LauncherException("cannot reach the allsum server at " + target.remote.server + " (" + problem + ")");
         }
-        try (AllsumClient client = Clients.connect(target.server, target.token)) {
+        try (AllsumClient client = Clients.connect(target.remote.server, target.remote.token)) {
             return validate(new JobSession(client, target.group, () -> { }, progress), deadline, false);
         }
     }
@@ -313,7 +313,7 @@ public final class ValidateCommand implements Callable<Integer> {
             throw new LauncherException(ExitCodes.USAGE, "--baseline " + baselineFile + " was saved on "
                     + baseline.worldSize() + " ranks; group '" + status.group() + "' has " + status.worldSize(), null);
         }
-        if (target.server != null) {
+        if (target.remote.server != null) {
             AllsumCommand.sizeWarnings(jobSpec(), status.worldSize()).forEach(progress::warn);
         }
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
@@ -361,8 +361,7 @@ public final class ValidateCommand implements Callable<Integer> {
             String verdict;
             try {
                 if (round > 1) {
-                    deadline = Deadline.in(Duration.ofSeconds(target.timeoutSeconds), "--timeout "
-                            + target.timeoutSeconds + " s");
+                    deadline = Deadline.in(target.timeout, "--timeout " + DurationConverter.describe(target.timeout));
                     status = session.awaitComplete(deadline, false);
                 }
                 int exit = validateOnce(session, deadline, status, out);

@@ -2,10 +2,10 @@ package io.allsum.launcher;
 
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.SizeResult;
-import io.allsum.model.jobs.ValidationResult;
-import io.allsum.model.jobs.ValidationResult.PairFigure;
-import io.allsum.model.jobs.ValidationResult.PairRetransmits;
-import io.allsum.model.jobs.ValidationResult.SoloFigure;
+import io.allsum.model.validate.ValidationResult;
+import io.allsum.model.validate.ValidationResult.PairFigure;
+import io.allsum.model.validate.ValidationResult.PairRetransmits;
+import io.allsum.model.validate.ValidationResult.SoloFigure;
 import io.allsum.model.validate.HostPairs;
 import io.allsum.model.validate.PairMatrix;
 import io.allsum.model.validate.PairSchedule.Pair;

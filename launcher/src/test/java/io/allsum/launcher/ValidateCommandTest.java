@@ -35,7 +35,7 @@ class ValidateCommandTest {
         assertThat(AllsumCommand.execute(new String[]{"validate", "--help"},
                 new PrintStream(help, true, StandardCharsets.UTF_8), System.err)).isZero();
         assertThat(help.toString(StandardCharsets.UTF_8)).contains("(default 1K)", "(default 4M)",
-                "--token=TOKEN", "--timeout=SECONDS");
+                "--token=TOKEN", "--timeout=DURATION");
     }
 
     @Test

@@ -2,9 +2,9 @@ package io.allsum.launcher;
 
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobState;
-import io.allsum.model.jobs.ValidationResult;
-import io.allsum.model.jobs.ValidationResult.PairFigure;
-import io.allsum.model.jobs.ValidationResult.SoloFigure;
+import io.allsum.model.validate.ValidationResult;
+import io.allsum.model.validate.ValidationResult.PairFigure;
+import io.allsum.model.validate.ValidationResult.SoloFigure;
 import io.allsum.model.validate.RankPlace;
 import org.junit.jupiter.api.Test;
 

@@ -1,11 +1,11 @@
 package io.allsum.server;
 
+import io.allsum.testing.PackageGraph;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,48 +51,10 @@ class PackageDependenciesTest {
         return imports;
     }
 
-    /** The server package an imported name belongs to (the longest one that prefixes it), or null. */
-    private static String packageOf(String name, Set<String> packages) {
-        String best = null;
-        for (String p : packages) {
-            if (name.startsWith(p + ".") && (best == null || p.length() > best.length())) {
-                best = p;
-            }
-        }
-        return best;
-    }
-
     @Test
-    void noCycleBetweenTheServersPackages() throws IOException {
-        Map<String, Set<String>> imports = imports();
-        Map<String, Set<String>> uses = new TreeMap<>();
-        imports.forEach((from, names) -> {
-            Set<String> targets = uses.computeIfAbsent(from, p -> new TreeSet<>());
-            for (String name : names) {
-                String to = packageOf(name, imports.keySet());
-                if (to != null && !to.equals(from)) {
-                    targets.add(to);
-                }
-            }
-        });
-        List<String> cycles = new ArrayList<>();
-        for (String start : uses.keySet()) {
-            findCycle(start, start, uses, new ArrayList<>(List.of(start)), new TreeSet<>(), cycles);
-        }
-        assertThat(cycles).as("package cycles (package imports: %s)", uses).isEmpty();
-    }
-
-    private static void findCycle(String start, String at, Map<String, Set<String>> uses, List<String> path,
-                                  Set<String> seen, List<String> cycles) {
-        for (String next : uses.getOrDefault(at, Set.of())) {
-            if (next.equals(start)) {
-                cycles.add(String.join(" -> ", path) + " -> " + start);
-            } else if (next.compareTo(start) > 0 && seen.add(next)) { // each cycle once, from its smallest package
-                path.add(next);
-                findCycle(start, next, uses, path, seen, cycles);
-                path.removeLast();
-            }
-        }
+    void noCycleBetweenTheServersPackages() {
+        PackageGraph graph = PackageGraph.of(SOURCES, ROOT);
+        assertThat(graph.cycles()).as("package uses: %s", graph.uses()).isEmpty();
     }
 
     @Test

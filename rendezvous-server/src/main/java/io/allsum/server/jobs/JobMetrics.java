@@ -8,7 +8,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.allsum.model.jobs.JobState;
-import io.allsum.model.jobs.ValidationResult;
+import io.allsum.model.validate.ValidationResult;
 
 import java.time.Duration;
 import java.util.ArrayList;

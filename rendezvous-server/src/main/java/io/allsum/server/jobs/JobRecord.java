@@ -5,7 +5,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.model.jobs.RankValidation;
+import io.allsum.model.validate.RankValidation;
 import io.allsum.model.jobs.SizeResult;
 
 import java.time.Instant;

@@ -5,7 +5,7 @@ import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
-import io.allsum.model.jobs.ValidationResult;
+import io.allsum.model.validate.ValidationResult;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;

@@ -1,6 +1,6 @@
 package io.allsum.server.dashboard;
 
-import io.allsum.model.jobs.ValidationSpec;
+import io.allsum.model.validate.ValidationSpec;
 import io.allsum.server.rendezvous.RendezvousHttp;
 import io.allsum.server.rendezvous.RendezvousServerTest;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package io.allsum.server.dashboard;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.model.jobs.RankValidation;
+import io.allsum.model.validate.RankValidation;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.JoinRequest;

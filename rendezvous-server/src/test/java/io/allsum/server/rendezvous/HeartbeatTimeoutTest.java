@@ -5,7 +5,6 @@ import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.HeartbeatRequest;
 import io.allsum.model.rendezvous.HeartbeatResponse;
-import io.allsum.server.rendezvous.RendezvousHttp;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

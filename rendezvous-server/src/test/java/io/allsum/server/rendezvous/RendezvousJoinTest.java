@@ -6,7 +6,6 @@ import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.JoinPending;
 import io.allsum.model.rendezvous.JoinRequest;
 import io.allsum.model.rendezvous.Member;
-import io.allsum.server.rendezvous.RendezvousHttp;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -1,5 +1,6 @@
 package io.allsum.model.jobs;
 
+import io.allsum.model.validate.ValidationResult;
 import java.time.Instant;
 import java.util.List;
 

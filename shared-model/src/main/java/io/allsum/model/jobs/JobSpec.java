@@ -1,5 +1,7 @@
 package io.allsum.model.jobs;
 
+import io.allsum.model.validate.ValidationSpec;
+import io.allsum.model.WholeNumbers;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;

@@ -1,5 +1,6 @@
 package io.allsum.model.jobs;
 
+import io.allsum.model.validate.ValidationSpec;
 import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;

@@ -1,5 +1,7 @@
 package io.allsum.model.jobs;
 
+import io.allsum.model.validate.RankValidation;
+import io.allsum.model.WholeNumbers;
 import tools.jackson.databind.annotation.JsonDeserialize;
 
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.validate.ValidationResult.PairFigure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,5 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.jobs.ValidationResult;
 import io.allsum.model.validate.PairSchedule.Pair;
 
 import java.util.ArrayList;

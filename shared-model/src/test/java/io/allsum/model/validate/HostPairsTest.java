@@ -1,6 +1,6 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.validate.ValidationResult.PairFigure;
 import io.allsum.model.validate.HostPairs.HostPair;
 import org.junit.jupiter.api.Test;
 

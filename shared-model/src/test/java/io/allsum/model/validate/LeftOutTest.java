@@ -1,7 +1,6 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.jobs.ValidationResult;
-import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.validate.ValidationResult.PairFigure;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.jobs.RankValidation.PairMeasurement;
-import io.allsum.model.jobs.ValidationResult.PairFigure;
+import io.allsum.model.validate.RankValidation.PairMeasurement;
+import io.allsum.model.validate.ValidationResult.PairFigure;
 import io.allsum.model.validate.PairSchedule.Pair;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.jobs.RankValidation.LinkTraffic;
-import io.allsum.model.jobs.ValidationResult.PairRetransmits;
+import io.allsum.model.validate.RankValidation.LinkTraffic;
+import io.allsum.model.validate.ValidationResult.PairRetransmits;
 import io.allsum.model.validate.PairSchedule.Pair;
 import org.junit.jupiter.api.Test;
 

@@ -19,7 +19,7 @@ import java.util.List;
  * Lets users submit jobs to any worker: each call is relayed to the rendezvous server under this worker's group,
  * and the server's answer (or its ProblemDetail, see {@link JobRelayProblemAdvice}) comes back as is. When the
  * worker holds a token, callers must present the same one: the relay must not open the group to anyone who can
- * reach a worker's port. {@link io.allsum.worker.security.WorkerSecurityConfig} checks it, before any body is read.
+ * reach a worker's port. The security package's {@code WorkerSecurityConfig} checks it, before any body is read.
  */
 @RestController
 @RequestMapping("/jobs")

@@ -1,6 +1,6 @@
 package io.allsum.worker.jobs;
 
-import io.allsum.model.jobs.RankValidation.Confirmation;
+import io.allsum.model.validate.RankValidation.Confirmation;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.Suspect;
 
@@ -16,8 +16,9 @@ import java.util.function.Function;
  * Which suspects stand after each is measured again with two partners chosen as known-good, and whether a partner
  * was bad instead. The two partners are also measured with each other, so that a partner which stalls (and so made
  * its probes bad) is caught: a good probe clears both its ends, and a rank is judged only by probes whose other end
- * was cleared. A partner bad with two cleared ranks is measured once more with two cleared ranks ({@link #recheck}),
- * and named itself when bad with both again: a crowded host stalls a healthy rank's probes now and then.
+ * was cleared. A partner bad with cleared ranks of two hosts is measured once more with cleared ranks of two hosts
+ * ({@link #recheck}), and named itself when bad with both again: a crowded host stalls a healthy rank's probes now and
+ * then, and a rank cleared by a probe within its host may still have a lossy link to the others.
  */
 final class PartnerCheck {
 
@@ -65,11 +66,13 @@ final class PartnerCheck {
     }
 
     /**
+     * @param hosts    each rank's host, by rank
      * @param bad      whether each planned pair's probe was slow or stalled
      * @param describe each probe's figures, for the confirmation's text
      * @param against  what the probes were judged against, for the text
      */
-    static Verdict judge(Plan plan, Map<Pair, Boolean> bad, Function<Pair, String> describe, String against) {
+    static Verdict judge(Plan plan, List<String> hosts, Map<Pair, Boolean> bad, Function<Pair, String> describe,
+                         String against) {
         Set<Integer> cleared = new HashSet<>();
         plan.pairs().forEach(p -> {
             if (!bad.get(p)) {
@@ -101,8 +104,8 @@ final class PartnerCheck {
                 continue;
             }
             List<Pair> own = plan.pairs().stream().filter(p -> p.has(partner)).toList();
-            long byCleared = own.stream().filter(p -> cleared.contains(other(p, partner))).count();
-            if (byCleared >= 2) { // every probe of it was bad
+            List<Integer> by = own.stream().map(p -> other(p, partner)).filter(cleared::contains).toList();
+            if (spread(by, hosts) >= 2) { // every probe of it was bad
                 out.add(new Confirmation(Suspect.key(Suspect.Kind.RANK, partner, -1), true,
                         "found while confirming: chosen as a known-good partner, it was slow or stalled with every "
                                 + "rank it was measured with, against " + against + ": " + describeAll(own, describe),
@@ -113,15 +116,21 @@ final class PartnerCheck {
     }
 
     /**
-     * Each found partner's probes with the two best cleared ranks, {@code byPreference} ordered best first (none
-     * where fewer than 2 are cleared).
+     * Each found partner's probes with the two best cleared ranks of two different hosts, {@code byPreference}
+     * ordered best first (none where the cleared ranks are on fewer than 2 hosts).
      */
     static Map<Integer, List<Pair>> recheckPlan(List<Confirmation> found, List<Integer> byPreference,
-                                                Set<Integer> cleared) {
+                                                Set<Integer> cleared, List<String> hosts) {
         Map<Integer, List<Pair>> out = new LinkedHashMap<>();
         for (Confirmation c : found) {
             int rank = c.foundRank();
-            List<Integer> with = byPreference.stream().filter(r -> r != rank && cleared.contains(r)).limit(2).toList();
+            List<Integer> with = new ArrayList<>();
+            for (int r : byPreference) {
+                if (r != rank && cleared.contains(r) && with.size() < 2
+                        && (with.isEmpty() || spread(List.of(with.getFirst(), r), hosts) == 2)) {
+                    with.add(r);
+                }
+            }
             if (with.size() == 2) {
                 out.put(rank, List.of(Pair.of(rank, with.get(0)), Pair.of(rank, with.get(1))));
             }
@@ -133,13 +142,20 @@ final class PartnerCheck {
     static Confirmation recheck(Confirmation found, List<Pair> again, Map<Pair, Boolean> bad,
                                 Function<Pair, String> describe) {
         if (again == null) {
-            return new Confirmation(found.key(), false, found.how() + "; fewer than 2 cleared ranks to measure it "
-                    + "again with", found.foundRank());
+            return new Confirmation(found.key(), false, found.how() + "; no cleared ranks of two hosts to measure "
+                    + "it again with", found.foundRank());
         }
         boolean confirmed = again.stream().allMatch(bad::get);
         return new Confirmation(found.key(), confirmed, found.how() + "; measured again with cleared ranks, "
                 + (confirmed ? "slow or stalled again: " : "fine this time: ") + describeAll(again, describe),
                 found.foundRank());
+    }
+
+    /** How many hosts {@code ranks} are on; how many ranks, where the whole group is on one host. */
+    private static long spread(List<Integer> ranks, List<String> hosts) {
+        boolean oneHost = hosts.stream().map(String::valueOf).distinct().count() == 1;
+        return oneHost ? ranks.stream().distinct().count()
+                : ranks.stream().map(r -> String.valueOf(hosts.get(r))).distinct().count();
     }
 
     private static int other(Pair p, int rank) {

@@ -5,11 +5,11 @@ import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.RankSizeResult;
-import io.allsum.model.jobs.RankValidation;
-import io.allsum.model.jobs.RankValidation.PairMeasurement;
-import io.allsum.model.jobs.ValidationSpec;
-import io.allsum.model.jobs.RankValidation.Confirmation;
-import io.allsum.model.jobs.RankValidation.LinkTraffic;
+import io.allsum.model.validate.RankValidation;
+import io.allsum.model.validate.RankValidation.PairMeasurement;
+import io.allsum.model.validate.ValidationSpec;
+import io.allsum.model.validate.RankValidation.Confirmation;
+import io.allsum.model.validate.RankValidation.LinkTraffic;
 import io.allsum.model.validate.LastArrivals;
 import io.allsum.model.validate.PairFigures;
 import io.allsum.model.validate.PairSchedule;
@@ -176,7 +176,8 @@ public final class ValidationRunner {
         List<Suspect> preliminary = finder.find(places, all.solo(), all.pairs(),
                 all.lastArrivals(v.minShortfall()), results.size(), Stragglers.of(all.waits()),
                 all.lockstepSeconds());
-        List<Confirmation> confirmations = confirm(comm, preliminary, all, v, count);
+        List<Confirmation> confirmations = confirm(comm, preliminary, places.stream().map(RankPlace::host).toList(), all,
+                v, count);
         return new Outcome(results, new RankValidation(host, device, solo, pairs, pairsSeconds, waits,
                 lockstepSeconds, confirmations, linkTraffic(countersAtStart, comm.tcpCounters())));
     }
@@ -268,8 +269,8 @@ public final class ValidationRunner {
      * known-good ranks (no suspicion on them) whose pairs were fastest, and those two with each other; judged by
      * {@link PartnerCheck}. Every rank shares its side of each exchange, so that all hold the same decisions.
      */
-    List<Confirmation> confirm(Communicator comm, List<Suspect> preliminary, Evidence all, ValidationSpec v,
-                               long count) {
+    List<Confirmation> confirm(Communicator comm, List<Suspect> preliminary, List<String> hosts, Evidence all,
+                               ValidationSpec v, long count) {
         List<Suspect> checked = preliminary.stream().filter(s -> s.kind() == Suspect.Kind.RANK
                 || s.kind() == Suspect.Kind.STRAGGLER || s.kind() == Suspect.Kind.LINK).toList();
         if (checked.isEmpty()) {
@@ -300,7 +301,7 @@ public final class ValidationRunner {
             return out;
         };
         Map<Pair, Probe> measured = new java.util.HashMap<>(measure(comm, plan.pairs(), all, median, v, count));
-        PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, bad.apply(measured),
+        PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, hosts, bad.apply(measured),
                 p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
         List<Confirmation> found = verdict.confirmations().stream().filter(c -> c.foundRank() != null).toList();
         if (found.isEmpty()) {
@@ -308,7 +309,7 @@ public final class ValidationRunner {
         }
         List<Integer> byMedian = IntStream.range(0, all.n()).boxed()
                 .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r)).toList();
-        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(found, byMedian, verdict.cleared());
+        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(found, byMedian, verdict.cleared(), hosts);
         List<Pair> pairs = again.values().stream().flatMap(List::stream).distinct().toList();
         Map<Pair, Probe> remeasured = pairs.isEmpty() ? Map.of() : measure(comm, pairs, all, median, v, count);
         Map<Pair, Boolean> badAgain = bad.apply(remeasured);

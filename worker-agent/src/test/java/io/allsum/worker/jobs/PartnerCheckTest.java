@@ -1,6 +1,6 @@
 package io.allsum.worker.jobs;
 
-import io.allsum.model.jobs.RankValidation.Confirmation;
+import io.allsum.model.validate.RankValidation.Confirmation;
 import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.Suspect;
 import org.junit.jupiter.api.Test;
@@ -21,12 +21,19 @@ class PartnerCheckTest {
         return new Suspect(rank, "h", "cpu", Suspect.Kind.STRAGGLER, -1, "late");
     }
 
+    /** 8 ranks, 2 per host. */
+    private static final List<String> HOSTS = List.of("h0", "h0", "h1", "h1", "h2", "h2", "h3", "h3");
+
     /** Every planned probe good but those listed. */
     private static List<Confirmation> judge(List<Suspect> suspects, Set<Pair> badPairs) {
+        return judge(suspects, badPairs, HOSTS);
+    }
+
+    private static List<Confirmation> judge(List<Suspect> suspects, Set<Pair> badPairs, List<String> hosts) {
         PartnerCheck.Plan plan = PartnerCheck.plan(suspects, List.of(P, Q, 5));
         Map<Pair, Boolean> bad = new HashMap<>();
         plan.pairs().forEach(p -> bad.put(p, badPairs.contains(p)));
-        return PartnerCheck.judge(plan, bad, p -> p.low() + "-" + p.high(), "the median").confirmations();
+        return PartnerCheck.judge(plan, hosts, bad, p -> p.low() + "-" + p.high(), "the median").confirmations();
     }
 
     @Test
@@ -71,8 +78,10 @@ class PartnerCheckTest {
     @Test
     void aFoundPartnerStandsOnlyWhenBadAgainWithTwoClearedRanks() {
         Confirmation found = new Confirmation("rank/6/-1", true, "found while confirming: 1-6; 6-7", P);
-        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 7), Set.of(1, 7));
-        assertThat(again).containsExactly(Map.entry(P, List.of(Pair.of(1, P), Pair.of(P, Q))));
+        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 0, 7),
+                Set.of(1, 0, 7), HOSTS);
+        assertThat(again).as("1 and 0 share a host").containsExactly(Map.entry(P, List.of(Pair.of(1, P),
+                Pair.of(P, Q))));
         Map<Pair, Boolean> stillBad = Map.of(Pair.of(1, P), true, Pair.of(P, Q), true);
         Map<Pair, Boolean> fineNow = Map.of(Pair.of(1, P), true, Pair.of(P, Q), false);
         assertThat(PartnerCheck.recheck(found, again.get(P), stillBad, p -> p.low() + "-" + p.high()))
@@ -81,8 +90,19 @@ class PartnerCheckTest {
                     assertThat(c.how()).endsWith("measured again with cleared ranks, slow or stalled again: 1-6; 6-7");
                 });
         assertThat(PartnerCheck.recheck(found, again.get(P), fineNow, p -> "x").confirmed()).isFalse();
-        assertThat(PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 7), Set.of(1))).isEmpty();
+        assertThat(PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 0, 7), Set.of(1, 0), HOSTS)).isEmpty();
         assertThat(PartnerCheck.recheck(found, null, Map.of(), p -> "x").confirmed()).isFalse();
+    }
+
+    @Test
+    void aPartnerBadOnlyWithRanksOfOneHostIsNotNamedForThatHostsLinkMayBeTheFault() {
+        Set<Pair> bad = Set.of(Pair.of(1, P), Pair.of(2, P), Pair.of(P, Q)); // 1, 2 and 7 are cleared
+        List<Suspect> two = List.of(straggler(1), straggler(2));
+        List<String> sevenWithThem = List.of("h0", "h1", "h1", "h2", "h2", "h3", "h3", "h1");
+        assertThat(judge(two, bad, sevenWithThem)).noneMatch(c -> c.foundRank() != null);
+        assertThat(judge(two, bad, HOSTS)).as("1, 2 and 7 on three hosts").anyMatch(c -> c.foundRank() != null);
+        assertThat(judge(two, bad, java.util.Collections.nCopies(8, "one"))).as("one host: two ranks suffice")
+                .anyMatch(c -> c.foundRank() != null);
     }
 
     @Test

@@ -1,8 +1,6 @@
-package io.allsum.model.jobs;
+package io.allsum.model.validate;
 
-import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.Stragglers.RankWaits;
-import io.allsum.model.validate.Suspect;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.allsum.model.jobs;
+package io.allsum.model.validate;
 
 import java.util.List;
 

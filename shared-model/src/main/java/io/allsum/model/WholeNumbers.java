@@ -1,4 +1,4 @@
-package io.allsum.model.jobs;
+package io.allsum.model;
 
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;

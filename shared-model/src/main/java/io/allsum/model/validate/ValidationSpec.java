@@ -1,7 +1,6 @@
-package io.allsum.model.jobs;
+package io.allsum.model.validate;
 
-import io.allsum.model.validate.Baseline;
-import io.allsum.model.validate.Thresholds;
+import io.allsum.model.WholeNumbers;
 import tools.jackson.databind.annotation.JsonDeserialize;
 
 /**
