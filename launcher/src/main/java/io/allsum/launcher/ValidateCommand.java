@@ -461,10 +461,7 @@ public final class ValidateCommand implements Callable<Integer> {
             out.flush();
             return;
         }
-        JobSpec sweep = jobSpec();
-        JobSpec without = new JobSpec(sweep.op(), sweep.dtype(), sweep.redop(), sweep.root(), sweep.minBytes(),
-                sweep.maxBytes(), sweep.stepFactor(), sweep.iterations(), sweep.warmupIterations(), sweep.inPlace(),
-                sweep.verify(), sweep.timeoutSeconds(), null, sweep.stepBytes(), left.ranks());
+        JobSpec without = jobSpec().withValidation(null).withExcludeRanks(left.ranks());
         Job done = session.follow(session.submit(without), deadline);
         record.put("job", done);
         if (done.state() != JobState.SUCCEEDED || done.results().isEmpty()) {

@@ -33,7 +33,7 @@ class LauncherEndToEndIT {
         if (processPerRank) {
             args.add("--process-per-rank");
         }
-        LauncherProcess.Result r = LauncherProcess.run(dir, 480, args.toArray(String[]::new));
+        LauncherProcess.Result r = LauncherProcess.runRecordingAot(dir, 480, args.toArray(String[]::new));
 
         assertThat(r.exitCode()).as("exit code; stderr:%n%s", r.stderr()).isZero();
         List<Long> expectedSizes =

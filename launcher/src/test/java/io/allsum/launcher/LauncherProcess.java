@@ -40,6 +40,18 @@ final class LauncherProcess {
         return start(workDir, args).await(deadlineSeconds);
     }
 
+    /** As {@link #run(Path, long, String...)}, recording the AOT caches where this build has none yet. */
+    static Result runRecordingAot(Path workDir, long deadlineSeconds, String... args)
+            throws IOException, InterruptedException {
+        return start(workDir, java.util.Map.of("ALLSUM_AOT", "on"), args).await(deadlineSeconds);
+    }
+
+    /** Whether this build's server jar has its AOT cache (the launcher records it once per build). */
+    static boolean aotReady() {
+        return new AotCache(Path.of(System.getProperty("allsum.repo", ".."), "rendezvous-server", "target",
+                "rendezvous-server.jar")).ready();
+    }
+
     /** A launcher process started in the background; its output goes to files in its work folder. */
     record Started(Process process, Path stdout, Path stderr, long startNanos, String[] args) {
         String stdoutSoFar() throws IOException {
@@ -76,6 +88,11 @@ final class LauncherProcess {
         // The test decides the layout: never a distribution that happens to be installed on the machine.
         pb.environment().remove("ALLSUM_HOME");
         pb.environment().remove("ALLSUM_TOKEN");
+        // Recording the AOT caches doubles a run: only the main job's IT records them, the others use them once they
+        // exist (DistAotCacheIT tests them)
+        if (!env.containsKey("ALLSUM_AOT") && !aotReady()) {
+            pb.environment().put("ALLSUM_AOT", "off");
+        }
         pb.environment().putAll(env);
         long start = System.nanoTime();
         return new Started(pb.start(), out, err, start, args);

@@ -45,10 +45,7 @@ class RunCommandIT {
     void threeCopiesOfALibraryProgramAllReduceThroughTheServerItStarts() throws Exception {
         LauncherProcess.assumeReactorJars();
         String classpath = System.getProperty("java.class.path");
-        Path serverJar = Path.of(System.getProperty("allsum.repo", ".."), "rendezvous-server", "target",
-                "rendezvous-server.jar");
-        // Recording the server's AOT cache (once per build) would double this test's time: the sweep's ITs record it.
-        String aot = new AotCache(serverJar).ready() ? "on" : "off";
+        String aot = LauncherProcess.aotReady() ? "on" : "off"; // as every IT but the main job's
         LauncherProcess.Started started = LauncherProcess.start(dir, Map.of("RANK", "5", "WORLD_SIZE", "9",
                         "ALLSUM_AOT", aot), "run", "-n", "3", "--timeout", "120s", "--",
                 ProcessLayout.currentJava().toString(), "--enable-native-access=ALL-UNNAMED",

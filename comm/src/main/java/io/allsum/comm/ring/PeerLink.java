@@ -554,8 +554,8 @@ final class PeerLink implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        // Frames still queued are dropped: fail their ops (an abort from another thread used to leave a collective
-        // waiting forever on a send that would never run).
+        // Frames still queued are dropped: fail their ops, or an abort from another thread leaves a collective
+        // waiting forever on a send that will never run.
         for (Runnable dropped : writer.shutdownNow()) {
             if (dropped instanceof Send send) {
                 send.abandon(null);

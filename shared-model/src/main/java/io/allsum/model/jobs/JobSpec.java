@@ -54,6 +54,36 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
                 timeoutSeconds, validation, null, null);
     }
 
+    /** The same job as a validation with {@code v}, or as a plain sweep when {@code v} is null. */
+    public JobSpec withValidation(ValidationSpec v) {
+        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
+                inPlace, verify, timeoutSeconds, v, stepBytes, excludeRanks);
+    }
+
+    /** The same job without {@code ranks} (none when null or empty). */
+    public JobSpec withExcludeRanks(List<Integer> ranks) {
+        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
+                inPlace, verify, timeoutSeconds, validation, stepBytes, ranks == null || ranks.isEmpty() ? null : ranks);
+    }
+
+    /** The same job over {@code min}..{@code max} bytes. */
+    public JobSpec withSizes(long min, long max) {
+        return new JobSpec(op, dtype, redop, root, min, max, stepFactor, iterations, warmupIterations, inPlace,
+                verify, timeoutSeconds, validation, stepBytes, excludeRanks);
+    }
+
+    /** The same job with {@code timed} timed and {@code warmup} untimed iterations per size. */
+    public JobSpec withIterations(int timed, int warmup) {
+        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, timed, warmup, inPlace, verify,
+                timeoutSeconds, validation, stepBytes, excludeRanks);
+    }
+
+    /** The same job with its own deadline of {@code seconds}. */
+    public JobSpec withTimeoutSeconds(int seconds) {
+        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
+                inPlace, verify, seconds, validation, stepBytes, excludeRanks);
+    }
+
     /** The ranks left out of the job, none when {@code excludeRanks} is null. */
     public List<Integer> excluded() {
         return excludeRanks != null ? excludeRanks : List.of();

@@ -3,6 +3,7 @@ package io.allsum.model.jobs;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.client.AllsumJson;
+import io.allsum.model.validate.ValidationSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -13,6 +14,23 @@ class JobSpecTest {
 
     private static JobSpec sweep(CollectiveOp op, DataType type, long min, long max, int factor) {
         return new JobSpec(op, type, null, null, min, max, factor, null, null, null, null, null);
+    }
+
+    private static final ValidationSpec V = new ValidationSpec(1024L, null, null, null, null, null).withDefaults();
+
+    @Test
+    void eachCopierChangesItsFieldsOnly() {
+        JobSpec base = JobSpec.allSum(1024).withValidation(V).withExcludeRanks(List.of(3));
+        assertThat(base.withValidation(null)).isEqualTo(new JobSpec(base.op(), base.dtype(), base.redop(), base.root(),
+                base.minBytes(), base.maxBytes(), base.stepFactor(), base.iterations(), base.warmupIterations(),
+                base.inPlace(), base.verify(), base.timeoutSeconds(), null, base.stepBytes(), List.of(3)));
+        assertThat(base.withExcludeRanks(List.of()).excludeRanks()).isNull();
+        assertThat(base.withSizes(8, 64)).extracting(JobSpec::minBytes, JobSpec::maxBytes, JobSpec::validation)
+                .containsExactly(8L, 64L, V);
+        assertThat(base.withIterations(7, 1)).extracting(JobSpec::iterations, JobSpec::warmupIterations,
+                JobSpec::excludeRanks).containsExactly(7, 1, List.of(3));
+        assertThat(base.withTimeoutSeconds(9).timeoutSeconds()).isEqualTo(9);
+        assertThat(base.withTimeoutSeconds(9).withTimeoutSeconds(base.timeoutSeconds())).isEqualTo(base);
     }
 
     @Test
