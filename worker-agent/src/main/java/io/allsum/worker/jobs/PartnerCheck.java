@@ -16,14 +16,22 @@ import java.util.function.Function;
  * Which suspects stand after each is measured again with two partners chosen as known-good, and whether a partner
  * was bad instead. The two partners are also measured with each other, so that a partner which stalls (and so made
  * its probes bad) is caught: a good probe clears both its ends, and a rank is judged only by probes whose other end
- * was cleared. A partner bad with cleared ranks of two hosts is measured once more with cleared ranks of two hosts
- * ({@link #recheck}), and named itself when bad with both again: a crowded host stalls a healthy rank's probes now and
- * then, and a rank cleared by a probe within its host may still have a lossy link to the others.
+ * was cleared. A suspect bad with only one cleared partner is measured once more with another cleared rank; a
+ * partner bad with cleared ranks of two hosts, with cleared ranks of two hosts, and named itself when bad with both
+ * again ({@link #recheck}): a crowded host stalls a healthy rank's probes now and then, and a rank cleared by a probe
+ * within its host may still have a lossy link to the others.
  */
 final class PartnerCheck {
 
-    /** The decisions, and the ranks a good probe cleared. */
-    record Verdict(List<Confirmation> confirmations, Set<Integer> cleared) {
+    /** The decisions, the ranks a good probe cleared, and what is decided only once measured again. */
+    record Verdict(List<Confirmation> confirmations, Set<Integer> cleared, List<Recheck> rechecks) {
+    }
+
+    /**
+     * {@code rank} probed again with {@code probes} cleared ranks other than {@code avoid}: {@code provisional} stands
+     * when every probe is bad again.
+     */
+    record Recheck(Confirmation provisional, int rank, int probes, Set<Integer> avoid) {
     }
 
     /** What to measure: each suspect's probes, and the partners' pair with each other. */
@@ -81,6 +89,7 @@ final class PartnerCheck {
             }
         });
         List<Confirmation> out = new ArrayList<>();
+        List<Recheck> rechecks = new ArrayList<>();
         plan.probes().forEach((s, own) -> {
             String seen = " with known-good partners, against " + against + ": " + describeAll(own, describe);
             if (s.kind() == Suspect.Kind.LINK) {
@@ -89,11 +98,15 @@ final class PartnerCheck {
                 return;
             }
             boolean anyGood = own.stream().anyMatch(p -> !bad.get(p));
-            boolean byCleared = own.stream().anyMatch(p -> cleared.contains(other(p, s.rank())));
+            List<Integer> clearedPartners = own.stream().map(p -> other(p, s.rank())).filter(cleared::contains)
+                    .toList();
             if (anyGood) {
                 out.add(new Confirmation(s.key(), false, "not confirmed" + seen));
-            } else if (byCleared) {
+            } else if (clearedPartners.size() == 2) {
                 out.add(new Confirmation(s.key(), true, "confirmed" + seen));
+            } else if (clearedPartners.size() == 1) { // the other partner's fault, maybe: once more, with another
+                rechecks.add(new Recheck(new Confirmation(s.key(), true, "bad with one cleared partner" + seen), s.rank(),
+                        1, Set.of(s.rank(), clearedPartners.getFirst())));
             } else {
                 out.add(new Confirmation(s.key(), true, "not cleared: both partners were slow with each other too ("
                         + describe.apply(plan.control()) + "), so the finding stands" + seen));
@@ -106,49 +119,52 @@ final class PartnerCheck {
             List<Pair> own = plan.pairs().stream().filter(p -> p.has(partner)).toList();
             List<Integer> by = own.stream().map(p -> other(p, partner)).filter(cleared::contains).toList();
             if (spread(by, hosts) >= 2) { // every probe of it was bad
-                out.add(new Confirmation(Suspect.key(Suspect.Kind.RANK, partner, -1), true,
+                rechecks.add(new Recheck(new Confirmation(Suspect.key(Suspect.Kind.RANK, partner, -1), true,
                         "found while confirming: chosen as a known-good partner, it was slow or stalled with every "
                                 + "rank it was measured with, against " + against + ": " + describeAll(own, describe),
-                        partner));
+                        partner), partner, 2, Set.of(partner)));
             }
         }
-        return new Verdict(out, Set.copyOf(cleared));
+        return new Verdict(out, Set.copyOf(cleared), List.copyOf(rechecks));
     }
 
     /**
-     * Each found partner's probes with the two best cleared ranks of two different hosts, {@code byPreference}
-     * ordered best first (none where the cleared ranks are on fewer than 2 hosts).
+     * Each recheck's probes with the best cleared ranks ({@code byPreference} best first) it does not avoid, two of
+     * them on two hosts; absent where there are not enough.
      */
-    static Map<Integer, List<Pair>> recheckPlan(List<Confirmation> found, List<Integer> byPreference,
+    static Map<Recheck, List<Pair>> recheckPlan(List<Recheck> rechecks, List<Integer> byPreference,
                                                 Set<Integer> cleared, List<String> hosts) {
-        Map<Integer, List<Pair>> out = new LinkedHashMap<>();
-        for (Confirmation c : found) {
-            int rank = c.foundRank();
+        Map<Recheck, List<Pair>> out = new LinkedHashMap<>();
+        for (Recheck r : rechecks) {
             List<Integer> with = new ArrayList<>();
-            for (int r : byPreference) {
-                if (r != rank && cleared.contains(r) && with.size() < 2
-                        && (with.isEmpty() || spread(List.of(with.getFirst(), r), hosts) == 2)) {
-                    with.add(r);
+            for (int c : byPreference) {
+                if (!r.avoid().contains(c) && cleared.contains(c) && with.size() < r.probes()
+                        && (with.isEmpty() || spread(List.of(with.getFirst(), c), hosts) == 2)) {
+                    with.add(c);
                 }
             }
-            if (with.size() == 2) {
-                out.put(rank, List.of(Pair.of(rank, with.get(0)), Pair.of(rank, with.get(1))));
+            if (with.size() == r.probes()) {
+                out.put(r, with.stream().map(c -> Pair.of(r.rank(), c)).toList());
             }
         }
         return out;
     }
 
-    /** A found partner stands when bad again with both cleared ranks of its {@code again} probes. */
-    static Confirmation recheck(Confirmation found, List<Pair> again, Map<Pair, Boolean> bad,
-                                Function<Pair, String> describe) {
+    /**
+     * The recheck's decision: it stands when bad again in all of {@code again}. Without probes (not enough cleared
+     * ranks) a found partner is not named, and a suspect's finding stands.
+     */
+    static Confirmation recheck(Recheck r, List<Pair> again, Map<Pair, Boolean> bad, Function<Pair, String> describe) {
+        Confirmation c = r.provisional();
+        boolean found = c.foundRank() != null;
         if (again == null) {
-            return new Confirmation(found.key(), false, found.how() + "; no cleared ranks of two hosts to measure "
-                    + "it again with", found.foundRank());
+            return new Confirmation(c.key(), !found, c.how() + "; no other cleared ranks to measure it again with"
+                    + (found ? "" : ", so the finding stands"), c.foundRank());
         }
         boolean confirmed = again.stream().allMatch(bad::get);
-        return new Confirmation(found.key(), confirmed, found.how() + "; measured again with cleared ranks, "
+        return new Confirmation(c.key(), confirmed, c.how() + "; measured again with cleared ranks, "
                 + (confirmed ? "slow or stalled again: " : "fine this time: ") + describeAll(again, describe),
-                found.foundRank());
+                c.foundRank());
     }
 
     /** How many hosts {@code ranks} are on; how many ranks, where the whole group is on one host. */

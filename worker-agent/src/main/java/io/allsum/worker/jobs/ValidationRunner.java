@@ -303,19 +303,20 @@ public final class ValidationRunner {
         Map<Pair, Probe> measured = new java.util.HashMap<>(measure(comm, plan.pairs(), all, median, v, count));
         PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, hosts, bad.apply(measured),
                 p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
-        List<Confirmation> found = verdict.confirmations().stream().filter(c -> c.foundRank() != null).toList();
-        if (found.isEmpty()) {
+        if (verdict.rechecks().isEmpty()) {
             return verdict.confirmations();
         }
         List<Integer> byMedian = IntStream.range(0, all.n()).boxed()
                 .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r)).toList();
-        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(found, byMedian, verdict.cleared(), hosts);
+        Map<PartnerCheck.Recheck, List<Pair>> again = PartnerCheck.recheckPlan(verdict.rechecks(), byMedian,
+                verdict.cleared(), hosts);
         List<Pair> pairs = again.values().stream().flatMap(List::stream).distinct().toList();
         Map<Pair, Probe> remeasured = pairs.isEmpty() ? Map.of() : measure(comm, pairs, all, median, v, count);
         Map<Pair, Boolean> badAgain = bad.apply(remeasured);
-        return verdict.confirmations().stream().map(c -> c.foundRank() == null ? c
-                : PartnerCheck.recheck(c, again.get(c.foundRank()), badAgain, p -> describe(p, remeasured.get(p))))
-                .toList();
+        List<Confirmation> out = new ArrayList<>(verdict.confirmations());
+        verdict.rechecks().forEach(r -> out.add(PartnerCheck.recheck(r, again.get(r), badAgain,
+                p -> describe(p, remeasured.get(p)))));
+        return out;
     }
 
     /**

@@ -29,11 +29,19 @@ class PartnerCheckTest {
         return judge(suspects, badPairs, HOSTS);
     }
 
+    /** The decisions and, as they stand before they are measured again, the rechecks'. */
     private static List<Confirmation> judge(List<Suspect> suspects, Set<Pair> badPairs, List<String> hosts) {
+        PartnerCheck.Verdict v = verdict(suspects, badPairs, hosts);
+        List<Confirmation> out = new java.util.ArrayList<>(v.confirmations());
+        v.rechecks().forEach(r -> out.add(r.provisional()));
+        return out;
+    }
+
+    private static PartnerCheck.Verdict verdict(List<Suspect> suspects, Set<Pair> badPairs, List<String> hosts) {
         PartnerCheck.Plan plan = PartnerCheck.plan(suspects, List.of(P, Q, 5));
         Map<Pair, Boolean> bad = new HashMap<>();
         plan.pairs().forEach(p -> bad.put(p, badPairs.contains(p)));
-        return PartnerCheck.judge(plan, hosts, bad, p -> p.low() + "-" + p.high(), "the median").confirmations();
+        return PartnerCheck.judge(plan, hosts, bad, p -> p.low() + "-" + p.high(), "the median");
     }
 
     @Test
@@ -76,22 +84,49 @@ class PartnerCheckTest {
     }
 
     @Test
-    void aFoundPartnerStandsOnlyWhenBadAgainWithTwoClearedRanks() {
-        Confirmation found = new Confirmation("rank/6/-1", true, "found while confirming: 1-6; 6-7", P);
-        Map<Integer, List<Pair>> again = PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 0, 7),
+    void aFoundPartnerStandsOnlyWhenBadAgainWithClearedRanksOfTwoHosts() {
+        PartnerCheck.Recheck found = new PartnerCheck.Recheck(new Confirmation("rank/6/-1", true,
+                "found while confirming: 1-6; 6-7", P), P, 2, Set.of(P));
+        Map<PartnerCheck.Recheck, List<Pair>> again = PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 0, 7),
                 Set.of(1, 0, 7), HOSTS);
-        assertThat(again).as("1 and 0 share a host").containsExactly(Map.entry(P, List.of(Pair.of(1, P),
+        assertThat(again).as("1 and 0 share a host").containsExactly(Map.entry(found, List.of(Pair.of(1, P),
                 Pair.of(P, Q))));
         Map<Pair, Boolean> stillBad = Map.of(Pair.of(1, P), true, Pair.of(P, Q), true);
         Map<Pair, Boolean> fineNow = Map.of(Pair.of(1, P), true, Pair.of(P, Q), false);
-        assertThat(PartnerCheck.recheck(found, again.get(P), stillBad, p -> p.low() + "-" + p.high()))
+        assertThat(PartnerCheck.recheck(found, again.get(found), stillBad, p -> p.low() + "-" + p.high()))
                 .satisfies(c -> {
                     assertThat(c.confirmed()).isTrue();
+                    assertThat(c.foundRank()).isEqualTo(P);
                     assertThat(c.how()).endsWith("measured again with cleared ranks, slow or stalled again: 1-6; 6-7");
                 });
-        assertThat(PartnerCheck.recheck(found, again.get(P), fineNow, p -> "x").confirmed()).isFalse();
+        assertThat(PartnerCheck.recheck(found, again.get(found), fineNow, p -> "x").confirmed()).isFalse();
         assertThat(PartnerCheck.recheckPlan(List.of(found), List.of(6, 3, 1, 0, 7), Set.of(1, 0), HOSTS)).isEmpty();
         assertThat(PartnerCheck.recheck(found, null, Map.of(), p -> "x").confirmed()).isFalse();
+    }
+
+    @Test
+    void aSuspectBadWithOnlyOneClearedPartnerIsMeasuredOnceMoreWithAnotherClearedRank() {
+        // P stalls (found), and the suspect's probe with Q, cleared by rank 2, was bad too: one more probe decides
+        PartnerCheck.Verdict v = verdict(List.of(straggler(1), straggler(2)),
+                Set.of(Pair.of(1, P), Pair.of(1, Q), Pair.of(2, P), Pair.of(P, Q)), HOSTS);
+        assertThat(v.confirmations()).singleElement().satisfies(c -> {
+            assertThat(c.key()).isEqualTo("straggler/2/-1");
+            assertThat(c.confirmed()).isFalse();
+        });
+        PartnerCheck.Recheck one = v.rechecks().stream().filter(r -> r.rank() == 1).findFirst().orElseThrow();
+        assertThat(one.probes()).isEqualTo(1);
+        assertThat(one.avoid()).containsExactlyInAnyOrder(1, Q);
+        Map<PartnerCheck.Recheck, List<Pair>> again = PartnerCheck.recheckPlan(v.rechecks(), List.of(7, 2, 0, 1),
+                v.cleared(), HOSTS);
+        assertThat(again.get(one)).containsExactly(Pair.of(1, 2));
+        assertThat(PartnerCheck.recheck(one, again.get(one), Map.of(Pair.of(1, 2), false), p -> "1-2").confirmed())
+                .isFalse();
+        assertThat(PartnerCheck.recheck(one, again.get(one), Map.of(Pair.of(1, 2), true), p -> "1-2").confirmed())
+                .isTrue();
+        assertThat(PartnerCheck.recheck(one, null, Map.of(), p -> "x")).satisfies(c -> {
+            assertThat(c.confirmed()).as("nobody else to measure it with: the finding stands").isTrue();
+            assertThat(c.how()).endsWith("so the finding stands");
+        });
     }
 
     @Test
