@@ -285,9 +285,9 @@ public final class ValidationRunner {
                 suspected.add(s.peerRank());
             }
         });
-        List<Integer> good = IntStream.range(0, all.n()).filter(r -> !suspected.contains(r)).boxed()
-                .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r))
-                .toList();
+        List<Integer> byMedian = IntStream.range(0, all.n()).boxed()
+                .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r)).toList();
+        List<Integer> good = byMedian.stream().filter(r -> !suspected.contains(r)).toList();
         PartnerCheck.Plan plan = PartnerCheck.plan(checked, good);
         if (plan == null) {
             return checked.stream().map(s -> new Confirmation(s.key(), true,
@@ -300,14 +300,12 @@ public final class ValidationRunner {
             measured.forEach((p, probe) -> out.put(p, probe.bad(median, t.minShortfall(), t.minStallShare())));
             return out;
         };
-        Map<Pair, Probe> measured = new java.util.HashMap<>(measure(comm, plan.pairs(), all, median, v, count));
+        Map<Pair, Probe> measured = measure(comm, plan.pairs(), all, median, v, count);
         PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, hosts, bad.apply(measured),
                 p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
         if (verdict.rechecks().isEmpty()) {
             return verdict.confirmations();
         }
-        List<Integer> byMedian = IntStream.range(0, all.n()).boxed()
-                .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r)).toList();
         Map<PartnerCheck.Recheck, List<Pair>> again = PartnerCheck.recheckPlan(verdict.rechecks(), byMedian,
                 verdict.cleared(), hosts);
         List<Pair> pairs = again.values().stream().flatMap(List::stream).distinct().toList();
