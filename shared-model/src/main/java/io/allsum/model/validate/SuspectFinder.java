@@ -201,7 +201,7 @@ public final class SuspectFinder {
             Set<Integer> members = new TreeSet<>(host.getValue().stream().map(RankPlace::rank).toList());
             Retransmits.Verdict v = Retransmits.judge(counted, p -> members.contains(p.low())
                     != members.contains(p.high()), p -> !members.contains(p.low()) && !members.contains(p.high()));
-            if (v.lossy()) {
+            if (v.lossy(Retransmits.LOSSY_HOST_SHARE)) {
                 add(found, suspect(host.getValue().getFirst(), Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
                         "every rank on %s resends TCP segments to other hosts: %s", host.getKey(), v)));
                 blamed.addAll(members);
@@ -210,7 +210,7 @@ public final class SuspectFinder {
         for (RankPlace place : places) {
             int rank = place.rank();
             Retransmits.Verdict v = Retransmits.judge(counted, p -> p.has(rank), p -> !p.has(rank));
-            if (!blamed.contains(rank) && v.lossy()) {
+            if (!blamed.contains(rank) && v.lossy(Retransmits.LOSSY_SHARE)) {
                 add(found, suspect(place, Suspect.Kind.RANK, -1, "resends TCP segments to its peers: " + v));
                 blamed.add(rank);
             }

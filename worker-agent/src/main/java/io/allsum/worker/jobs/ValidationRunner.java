@@ -361,11 +361,12 @@ public final class ValidationRunner {
     /**
      * A confirmation exchange's figures: GB/s over its whole wall time, and the share of that time lost to stalls
      * (exchanges of {@link #STALL_FACTOR} medians and more), which a crowded host's jitter does not reach. The bar is
-     * twice {@code minStallShare}: a probe sees all of a rank's stops, the lock-step waits about half.
+     * three times {@code minStallShare}: a probe sees all of a rank's stops, the lock-step waits about half, and a
+     * crowded 2-core machine's healthy probes lose up to 14% (a rank stopped 50 ms in every 250 ms: 17 to 37%).
      */
     record Probe(double gbps, double stallShare) {
         boolean bad(double median, double minShortfall, double minStallShare) {
-            return gbps < median * (1 - minShortfall) || stallShare >= 2 * minStallShare;
+            return gbps < median * (1 - minShortfall) || stallShare >= 3 * minStallShare;
         }
     }
 

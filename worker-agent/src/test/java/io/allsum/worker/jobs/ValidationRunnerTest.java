@@ -40,6 +40,15 @@ class ValidationRunnerTest {
     }
 
     @Test
+    void aProbeIsBadWhenItsRankStopsNotWhenACrowdedHostDelaysIt() {
+        double stall = Thresholds.DEFAULT_MIN_STALL_SHARE;
+        // healthy probes on the crowded 2-core machine lost 10 to 14%; a rank stopped 50 ms in every 250 ms 17 to 37%
+        assertThat(new ValidationRunner.Probe(3.0, 0.14).bad(1.0, 0.25, stall)).as("crowded, healthy").isFalse();
+        assertThat(new ValidationRunner.Probe(2.8, 0.17).bad(1.0, 0.25, stall)).as("stopping").isTrue();
+        assertThat(new ValidationRunner.Probe(0.7, 0).bad(1.0, 0.25, stall)).as("slow").isTrue();
+    }
+
+    @Test
     void everyRankMeasuresItselfAloneEveryPairOnceAndTheSweep() {
         int n = 4;
         List<List<RankValidation>> progress = new CopyOnWriteArrayList<>();
