@@ -1,6 +1,5 @@
 package io.allsum.launcher;
 
-import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumJson;
 import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
@@ -25,7 +24,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.InetAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,17 +156,13 @@ public final class AllsumCommand implements Callable<Integer> {
 
     private final Map<String, Double> phases = new LinkedHashMap<>();
     private Progress progress;
-    /** What the run got to, for --json, which is written whatever the outcome. */
-    private String runMode;
-    private URI runServer;
+    /** Where the job runs; what it got to is for --json, which is written whatever the outcome. */
+    private ClusterRun run;
     private Outcome outcome;
     private GroupStatus groupSeen;
     private Job jobSeen;
-    private LocalPlan planned;
     /** The job's table, printed row by row as the server shows them. */
     private LiveTable table;
-    /** The local run's log folder, kept after a failure: where a long error's full text goes. */
-    private Path logDir;
 
     public static void main(String[] args) {
         java.util.concurrent.CountDownLatch reported = new java.util.concurrent.CountDownLatch(1);
@@ -228,13 +222,14 @@ public final class AllsumCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         progress = Progress.toStderr(target.quiet);
+        run = new ClusterRun(spec.commandLine(), target, progress);
         int exit = ExitCodes.FAILED;
         String error = null;
         try {
             validate();
             JobSpec jobSpec = jobSpec();
             Deadline deadline = target.deadline();
-            exit = target.remote.server != null ? runRemote(jobSpec, deadline) : runLocal(jobSpec, deadline);
+            exit = run(jobSpec, deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -273,6 +268,7 @@ public final class AllsumCommand implements Callable<Integer> {
             return message;
         }
         String where = jsonFile != null ? "full text in " + jsonFile : null;
+        Path logDir = run == null ? null : run.logDir();
         if (logDir != null && Files.isDirectory(logDir)) {
             Path file = logDir.resolve("allsum-error.txt");
             try {
@@ -293,7 +289,7 @@ public final class AllsumCommand implements Callable<Integer> {
     }
 
     /** Throws as interrupted once Ctrl-C was pressed; waits call it between polls. */
-    private static void checkInterrupted() {
+    static void checkInterrupted() {
         if (INTERRUPTED.get()) {
             throw new LauncherException(ExitCodes.INTERRUPTED, "interrupted", null);
         }
@@ -391,88 +387,19 @@ public final class AllsumCommand implements Callable<Integer> {
         }
     }
 
-    private int runLocal(JobSpec jobSpec, Deadline deadline) {
-        LocalPlan plan = LocalPlan.decide(target.backend, target.ranks, GpuProbe::listGpus);
-        planned = plan;
-        runMode = "local";
-        // Everything the server would refuse is refused here, before a single process starts.
-        preflight(plan.ranks(), plan.backend());
-        String sharing = coresWarning(plan, Runtime.getRuntime().availableProcessors());
-        if (sharing != null) {
-            progress.warn(sharing);
+    /** The local run's or the remote group's job, its table and its exit code. */
+    private int run(JobSpec jobSpec, Deadline deadline) {
+        if (target.remote.server != null) {
+            // What does not depend on the group is refused before any request.
+            preflight(Math.max(1, root + 1), null);
         }
-        sizeWarnings(jobSpec, plan.ranks()).forEach(progress::warn);
-        ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
-                ProcessLayout.currentJava());
-        String groupName = target.group != null ? target.group : LOCAL_GROUP;
-        progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
-                + layout.description() + ")");
-        // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
-        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
-        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, keep, deadline, progress::event, !processPerRank));
-        runServer = cluster.serverUri();
-        logDir = cluster.logDir();
-        Runnable whileWaiting = () -> {
-            checkInterrupted();
-            cluster.checkAlive();
-        };
-        if (cluster.recordsAotCaches()) {
-            progress.event("first run after a build: the server and rank 0 record AOT caches for the next runs");
-        }
-        boolean succeeded = false;
-        try {
-            progress.event("logs in " + cluster.logDir() + " (kept only on failure or with --keep)");
-            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, whileWaiting, progress);
+        return run.run(new ClusterRun.Shape(jobSpec, !processPerRank, keep), deadline, this::preflight, where -> {
             phase("serverHealthy");
-            progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s", phases.get("serverHealthy"),
-                    cluster.serverUri()));
-            try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
-                JobSession session = new JobSession(client, groupName, whileWaiting, progress);
-                runJob(session, jobSpec, deadline, waitForRanks, true, rank -> cluster.workers().stream()
-                        .filter(c -> c.ranks().contains(rank)).map(c -> c.process().pid()).findFirst().orElse(null));
-            }
-            int exit = report("local");
-            succeeded = true;
-            if (keep) {
-                PrintWriter out = spec.commandLine().getOut();
-                out.println("# keeping the cluster: server " + cluster.serverUri() + "  group " + groupName
-                        + "  token " + cluster.token() + "  (Ctrl-C stops it)");
-                out.flush();
-                try {
-                    cluster.awaitServerExit();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                checkInterrupted();
-                throw new LauncherException("the kept server exited; logs in " + cluster.logDir());
-            }
-            return exit;
-        } finally {
-            if (cluster.recordsAotCaches() && succeeded) {
-                progress.event("stopping; the recording JVMs write their AOT caches (once per build)");
-            }
-            // A failed run stops its children within what is left of the deadline (at once when it passed).
-            cluster.close(succeeded && !keep, succeeded && !keep, deadline.remainingAtMost(LocalCluster.STOP_GRACE));
-        }
-    }
-
-    private int runRemote(JobSpec jobSpec, Deadline deadline) {
-        runMode = "remote";
-        runServer = target.remote.server;
-        // What does not depend on the group is refused before any request.
-        preflight(Math.max(1, root + 1), null);
-        String problem = new ServerProbe(target.remote.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
-        if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + target.remote.server + " (" + problem + ")");
-        }
-        phase("serverHealthy");
-        try (AllsumClient client = Clients.connect(target.remote.server, target.remote.token)) {
-            JobSession session = new JobSession(client, target.group, AllsumCommand::checkInterrupted, progress);
-            runJob(session, jobSpec, deadline, waitForRanks != null ? waitForRanks : REMOTE_RANKS_WAIT, false,
-                    rank -> null);
-            return report("remote");
-        }
+            Duration ranksWait = where.cluster() != null ? waitForRanks
+                    : waitForRanks != null ? waitForRanks : REMOTE_RANKS_WAIT;
+            runJob(where.session(), jobSpec, deadline, ranksWait, where.groupMayBeNew(), where::pidOfRank);
+            return report();
+        });
     }
 
     /** {@code ranksWait}: how long the group may miss ranks (null: as long as the deadline allows). */
@@ -516,7 +443,7 @@ public final class AllsumCommand implements Callable<Integer> {
     }
 
     /** Prints the table and turns the job's outcome into an exit code (the JSON is written by call()). */
-    private int report(String mode) {
+    private int report() {
         Job job = outcome.job();
         table.finish(job);
         if (job.state() != JobState.SUCCEEDED) {
@@ -536,6 +463,7 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** Writes --json; a failure to write is reported on stderr without hiding the run's own outcome. */
     private void writeJsonQuietly(int exitCode, String error) {
+        LocalPlan planned = run == null ? null : run.plan();
         try {
             Job job = jobSeen == null ? null : statistic().apply(jobSeen,
                     groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1);
@@ -548,8 +476,8 @@ public final class AllsumCommand implements Callable<Integer> {
                     : planned != null ? Integer.valueOf(planned.ranks()) : null;
             List<String> args = spec.commandLine().getParseResult() == null ? List.of()
                     : List.copyOf(spec.commandLine().getParseResult().originalArgs());
-            writeJson(new RunRecord(RunRecord.SCHEMA_VERSION, VERSION, runMode, runServer == null ? null
-                    : runServer.toString(), groupSeen != null ? groupSeen.group() : target.group, backendName, world, args,
+            writeJson(new RunRecord(RunRecord.SCHEMA_VERSION, VERSION, run == null ? null : run.mode(),
+                    run == null || run.server() == null ? null : run.server().toString(), groupSeen != null ? groupSeen.group() : target.group, backendName, world, args,
                     exitCode, error, statistic().name().toLowerCase(Locale.ROOT), avgBusBw, sizes, environment(),
                     new LinkedHashMap<>(phases), groupSeen, jobSeen));
         } catch (RuntimeException e) {
@@ -559,6 +487,7 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** Writes --plot from the rows the run got (all of them, or those measured before it failed). */
     private void writePlotQuietly() {
+        LocalPlan planned = run == null ? null : run.plan();
         try {
             int world = groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1;
             Job job = jobSeen == null ? null : statistic().apply(jobSeen, world);

@@ -1,6 +1,5 @@
 package io.allsum.launcher;
 
-import io.allsum.client.AllsumClient;
 import io.allsum.client.AllsumJson;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
@@ -150,7 +149,7 @@ public final class ValidateCommand implements Callable<Integer> {
         try {
             checkOptions();
             Deadline deadline = target.deadline();
-            exit = target.remote.server != null ? runRemote(deadline) : runLocal(deadline);
+            exit = run(deadline);
             return exit;
         } catch (CommandLine.ParameterException e) {
             exit = ExitCodes.USAGE;
@@ -257,48 +256,19 @@ public final class ValidateCommand implements Callable<Integer> {
         };
     }
 
-    private int runLocal(Deadline deadline) {
-        AllsumCommand.LocalPlan plan = AllsumCommand.LocalPlan.decide(target.backend, target.ranks, GpuProbe::listGpus);
-        if (plan.ranks() < 2) {
-            throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
-                    + plan.ranks() + " GPU; use --backend ring --ranks N for CPU ranks", null);
-        }
-        String sharing = AllsumCommand.coresWarning(spec.commandLine(), plan,
-                Runtime.getRuntime().availableProcessors());
-        if (sharing != null) {
-            progress.warn(sharing);
-        }
-        AllsumCommand.sizeWarnings(jobSpec(), plan.ranks()).forEach(progress::warn);
-        ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
-                ProcessLayout.currentJava());
-        String groupName = target.group != null ? target.group : AllsumCommand.LOCAL_GROUP;
-        progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
-                + layout.description() + ")");
-        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
-        // A JVM per rank, as on a cluster: ranks sharing one JVM share its pauses, which is what validate looks for.
-        LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, false, deadline, progress::event, false));
-        boolean ran = false;
-        try {
-            new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive, progress);
-            try (AllsumClient client = Clients.connect(cluster.serverUri(), cluster.token())) {
-                int exit = validate(new JobSession(client, groupName, cluster::checkAlive, progress), deadline, true);
-                ran = true;
-                return exit;
+    /**
+     * The validation on a local cluster (a JVM per rank, as on a cluster: ranks sharing one JVM share its pauses,
+     * which is what validate looks for) or on the group at --server.
+     */
+    private int run(Deadline deadline) {
+        ClusterRun run = new ClusterRun(spec.commandLine(), target, progress);
+        return run.run(new ClusterRun.Shape(jobSpec(), false, false), deadline, (ranks, backend) -> {
+            if (ranks < 2) {
+                throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
+                        + ranks + " GPU; use --backend ring --ranks N for CPU ranks", null);
             }
-        } finally {
-            cluster.close(ran, ran);
-        }
-    }
-
-    private int runRemote(Deadline deadline) {
-        String problem = new ServerProbe(target.remote.server).problem(deadline.remainingAtMost(Duration.ofSeconds(5)));
-        if (problem != null) {
-            throw new LauncherException("cannot reach the allsum server at " + target.remote.server + " (" + problem + ")");
-        }
-        try (AllsumClient client = Clients.connect(target.remote.server, target.remote.token)) {
-            return validate(new JobSession(client, target.group, () -> { }, progress), deadline, false);
-        }
+            preflight(ranks);
+        }, where -> validate(where.session(), deadline, where.groupMayBeNew()));
     }
 
     private int validate(JobSession session, Deadline deadline, boolean groupMayBeNew) {
