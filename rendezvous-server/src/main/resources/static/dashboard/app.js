@@ -354,13 +354,12 @@
   // ---- a validation: verdict, figures alone, pair heatmap, suspects
 
   const PHASES = { alone: 'each rank alone', pairs: 'every pair', together: 'all together (the sweep)', done: 'done' };
-  /** Heat classes by a pair's share of the median pair: at least 90, 75, 50, 25 % of it, and below. */
-  const HEAT = [[0.9, '&ge; 90 %'], [0.75, '75&ndash;90 %'], [0.5, '50&ndash;75 %'], [0.25, '25&ndash;50 %'], [0, '&lt; 25 %']];
+  /** Heat classes by a cell's digit (the server's heat rows: tenths of the median pair): 9, 7-8, 5-6, 3-4, 0-2. */
+  const HEAT = [[9, '&ge; 90 %'], [7, '70&ndash;90 %'], [5, '50&ndash;70 %'], [3, '30&ndash;50 %'], [0, '&lt; 30 %']];
 
   function validationView(job) {
     const v = job.validation || {};
-    const n = Math.max(0, ...(v.lastArrivals ? [v.lastArrivals.length] : []), ...(v.ranks || []).map((p) => p.rank + 1),
-      ...(v.pairs || []).map((p) => p.high + 1));
+    const n = v.worldSize || 0;
     const places = new Map((v.ranks || []).map((p) => [p.rank, p]));
     const solo = new Map((v.solo || []).map((f) => [f.rank, f.gbps]));
     const pairs = new Map((v.pairs || []).map((p) => [p.low + '-' + p.high, p]));
@@ -373,8 +372,7 @@
       else if (x.kind === 'rank') blame(rankWhy, x.rank, x.reason);
       else if (x.kind === 'host') for (const p of places.values()) if (p.host === x.host) blame(rankWhy, p.rank, x.reason);
     }
-    const soloMedian = median([...solo.values()]);
-    const pairMedian = median([...pairs.values()].map((p) => p.gbps));
+    const soloMedian = v.soloMedianGBps;
     let html = `<section class="validation" data-testid="validation" aria-label="Validation">${verdictLine(job, v, n, pairs.size, suspects)}`;
     if (n) {
       html += `<div class="scroll"><table class="solo" data-testid="solo">
@@ -390,7 +388,7 @@
             <td class="num">${solo.has(r) ? fmt(solo.get(r), 2) : '-'}</td>
             <td class="num">${v.lastArrivals && v.lastArrivals[r] != null ? v.lastArrivals[r] : '-'}</td></tr>`;
         }).join('')}</tbody></table></div>`;
-      html += heatmap(n, pairs, pairMedian, rankWhy, linkWhy, v.pairsSeconds);
+      html += heatmap(n, v.heat || [], pairs, v.pairMedianGBps, rankWhy, linkWhy, v.pairsSeconds);
     }
     if (suspects.length) {
       html += `<div class="scroll"><table class="suspects" data-testid="suspects"><caption>Suspects</caption>
@@ -428,8 +426,8 @@
     return 'rank ' + x.rank + (x.host ? ' (' + x.host + ')' : '');
   }
 
-  /** N x N, symmetric: a cell's colour is its share of the median pair, its digit the tenths (as the CLI prints). */
-  function heatmap(n, pairs, pairMedian, rankWhy, linkWhy, pairsSeconds) {
+  /** N x N, symmetric: the server's heat rows (as the CLI prints them); a cell's colour is its digit's class. */
+  function heatmap(n, heat, pairs, pairMedian, rankWhy, linkWhy, pairsSeconds) {
     const head = (r, scope) => {
       const why = rankWhy.get(r);
       return `<th scope="${scope}" class="num${why ? ' suspect' : ''}"${why ? ` title="rank ${r}: ${esc(why)}"` : ''}>${r}${why
@@ -439,14 +437,14 @@
       if (a === b) return '<td class="diag" aria-label="same rank">&middot;</td>';
       const key = Math.min(a, b) + '-' + Math.max(a, b);
       const p = pairs.get(key);
-      if (!p) return `<td class="none" title="ranks ${key}: not measured yet">?</td>`;
-      const share = pairMedian > 0 ? p.gbps / pairMedian : 1;
-      const level = HEAT.findIndex(([min]) => share >= min);
+      const digit = Number((heat[a] || '')[b]);
+      if (!p || Number.isNaN(digit)) return `<td class="none" title="ranks ${key}: not measured yet">?</td>`;
+      const level = HEAT.findIndex(([min]) => digit >= min);
       const why = linkWhy.get(key);
-      const title = `ranks ${key}: ${fmt(p.gbps, 2)} GB/s each way, ${fmt(p.latencyMicros, 1)} µs latency, ${fmt(share * 100, 0)} % of the median`
+      const title = `ranks ${key}: ${fmt(p.gbps, 2)} GB/s each way, ${fmt(p.latencyMicros, 1)} µs latency, ${digit} tenths of the median`
         + (why ? ' (suspect link: ' + why + ')' : '');
       return `<td class="heat heat-${HEAT.length - 1 - level}${why ? ' suspect-link' : ''}" data-testid="pair" data-low="${p.low}"
-        data-high="${p.high}" data-gbps="${p.gbps}" title="${esc(title)}">${Math.min(9, Math.floor(share * 10))}</td>`;
+        data-high="${p.high}" data-gbps="${p.gbps}" title="${esc(title)}">${digit}</td>`;
     };
     let rows = '';
     for (let a = 0; a < n; a++) rows += `<tr>${head(a, 'row')}${Array.from({ length: n }, (_, b) => cell(a, b)).join('')}</tr>`;
@@ -460,13 +458,6 @@
         <span>digit: tenths of the median &middot; <span class="mark">!</span> suspect rank &middot;
           <span class="outlined">outlined</span>: suspect link &middot; ?: not measured yet; each cell's figures in its tooltip</span></figcaption>
     </figure>`;
-  }
-
-  function median(values) {
-    if (!values.length) return null;
-    const sorted = values.slice().sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   }
 
   function rankTimes(rows) {

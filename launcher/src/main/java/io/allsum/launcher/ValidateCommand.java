@@ -465,6 +465,10 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("solo", v == null ? List.of() : v.solo());
         record.put("pairsSeconds", v == null ? null : v.pairsSeconds());
         record.put("lastArrivals", v == null ? List.of() : v.lastArrivals());
+        record.put("worldSize", v == null ? null : v.worldSize());
+        record.put("soloMedianGBps", v == null ? null : v.soloMedianGBps());
+        record.put("pairMedianGBps", v == null ? null : v.pairMedianGBps());
+        record.put("heat", v == null ? List.of() : v.heat());
         record.put("waits", v == null || v.waits() == null ? List.of() : v.waits());
         record.put("lockstepSeconds", v == null ? null : v.lockstepSeconds());
         record.put("retransmits", v == null ? List.of() : v.retransmits());

@@ -8,7 +8,6 @@ import io.allsum.model.validate.ValidationResult.PairRetransmits;
 import io.allsum.model.validate.ValidationResult.SoloFigure;
 import io.allsum.model.validate.HostPairs;
 import io.allsum.model.validate.PairMatrix;
-import io.allsum.model.validate.PairSchedule.Pair;
 import io.allsum.model.validate.RankPlace;
 import io.allsum.model.validate.Suspect;
 
@@ -82,12 +81,10 @@ final class ValidationReport {
         out.printf(Locale.ROOT, "# phase 2: every pair, both ways at once (%d rounds of disjoint pairs)%n",
                 worldSize % 2 == 0 ? worldSize - 1 : worldSize);
         out.printf(Locale.ROOT, "# %5s %5s %10s %12s%n", "rank", "peer", "GB/s", "latency(us)");
-        Map<Pair, Double> matrix = new LinkedHashMap<>();
         for (PairFigure p : v.pairs()) {
             out.printf(Locale.ROOT, "  %5d %5d %10.3f %12.1f%n", p.low(), p.high(), p.gbps(), p.latencyMicros());
-            matrix.put(new Pair(p.low(), p.high()), p.gbps());
         }
-        out.print(PairMatrix.render(worldSize, matrix));
+        out.print(PairMatrix.render(worldSize, v.pairs()));
         List<HostPairs.HostPair> hosts = HostPairs.of(v.ranks(), v.pairs());
         if (!hosts.isEmpty()) {
             out.println("# host pairs: their rank pairs' median and lowest GB/s");

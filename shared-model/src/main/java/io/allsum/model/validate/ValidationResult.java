@@ -1,5 +1,6 @@
 package io.allsum.model.validate;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.allsum.model.validate.Stragglers.RankWaits;
 
 import java.util.List;
@@ -15,7 +16,9 @@ import java.util.Map;
  * {@code lockstepSeconds}; {@code figures}: this run's figures by name, as a {@link io.allsum.model.validate.Baseline}
  * holds them; {@code retransmits}: per pair, the kernel's TCP counters of both directions over the whole validation
  * (where the ranks could read them). {@code suspects} (each with how it was confirmed), {@code unconfirmed} (found, then fine when measured
- * again) and {@code verdict} are null until the job ended.
+ * again) and {@code verdict} are null until the job ended. Written beside them, derived here so that every reader
+ * shows the same: {@code worldSize}, {@code soloMedianGBps}, {@code pairMedianGBps} and {@code heat}, the
+ * {@link PairMatrix} rows.
  */
 public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, List<PairFigure> pairs,
                                Double pairsSeconds, List<Integer> lastArrivals, List<Suspect> suspects,
@@ -33,6 +36,43 @@ public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, Lis
 
     public ValidationResult {
         retransmits = retransmits == null ? List.of() : List.copyOf(retransmits);
+    }
+
+    /** The ranks the figures so far cover: the highest rank any of them names, plus one. */
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public int worldSize() {
+        int n = lastArrivals == null ? 0 : lastArrivals.size();
+        for (RankPlace p : ranks == null ? List.<RankPlace>of() : ranks) {
+            n = Math.max(n, p.rank() + 1);
+        }
+        for (SoloFigure f : solo == null ? List.<SoloFigure>of() : solo) {
+            n = Math.max(n, f.rank() + 1);
+        }
+        for (PairFigure p : pairsSoFar()) {
+            n = Math.max(n, p.high() + 1);
+        }
+        return n;
+    }
+
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public Double soloMedianGBps() {
+        return solo == null || solo.isEmpty() ? null
+                : RobustStats.of(solo.stream().mapToDouble(SoloFigure::gbps).toArray()).median();
+    }
+
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public Double pairMedianGBps() {
+        return PairMatrix.medianGBps(pairsSoFar());
+    }
+
+    /** {@link PairMatrix#rows} of the pairs measured so far. */
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public List<String> heat() {
+        return PairMatrix.rows(worldSize(), pairsSoFar());
+    }
+
+    private List<PairFigure> pairsSoFar() {
+        return pairs == null ? List.of() : pairs;
     }
 
     public static final String ALONE = "alone";

@@ -1,10 +1,10 @@
 package io.allsum.model.validate;
 
-import io.allsum.model.validate.PairSchedule.Pair;
+import io.allsum.model.validate.ValidationResult.PairFigure;
 import org.junit.jupiter.api.Test;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,13 +12,14 @@ class PairMatrixTest {
 
     @Test
     void aSlowRankShowsAsALineAndAColumnOfLowDigits() {
-        Map<Pair, Double> pairs = new HashMap<>();
+        List<PairFigure> pairs = new ArrayList<>();
         for (int a = 0; a < 6; a++) {
             for (int b = a + 1; b < 6; b++) {
-                pairs.put(Pair.of(a, b), a == 2 || b == 2 ? 0.25 : 1.0);
+                if (a != 0 || b != 5) {
+                    pairs.add(new PairFigure(a, b, a == 2 || b == 2 ? 0.25 : 1.0, 10));
+                }
             }
         }
-        pairs.remove(Pair.of(0, 5));
         assertThat(PairMatrix.render(6, pairs)).isEqualTo("""
                 # pair bandwidth, tenths of the median (1.00 GB/s); 9 = 90% or more
                 #  012345
@@ -29,5 +30,9 @@ class PairMatrixTest {
                 # 4 9929.9
                 # 5 ?9299.
                 """);
+        assertThat(PairMatrix.rows(6, pairs)).containsExactly(".9299?", "9.2999", "22.222", "992.99", "9929.9",
+                "?9299.");
+        assertThat(PairMatrix.medianGBps(pairs)).isEqualTo(1.0);
+        assertThat(PairMatrix.medianGBps(List.of())).isNull();
     }
 }
