@@ -188,7 +188,8 @@ final class ValidationReport {
     /** The one line naming the suspects, or saying healthy. */
     static String summary(ValidationResult v) {
         if (v.suspects() == null || v.suspects().isEmpty()) {
-            return "validate: " + v.verdict() + " (" + v.ranks().size() + " ranks, " + v.pairs().size() + " pairs)";
+            return "validate: " + v.verdict() + " (" + v.ranks().size() + " ranks, " + v.pairs().size()
+                    + (v.pairs().size() == 1 ? " pair)" : " pairs)");
         }
         return "validate: " + v.suspects().size() + " suspect" + (v.suspects().size() == 1 ? "" : "s") + ": "
                 + v.suspects().stream().map(ValidationReport::name).collect(Collectors.joining(", "));

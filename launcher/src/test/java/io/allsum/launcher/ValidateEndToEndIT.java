@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code allsum validate --ranks 4 --exclude}, end to end: real server and ring workers, every phase, healthy (so
- * nothing is excluded), exit 0.
+ * nothing is excluded), exit 0; and {@code --every} for two rounds on one group.
  */
 @Isolated("it judges a group's speed: another test's processes on the same cores would be its fault")
 class ValidateEndToEndIT {
@@ -54,6 +54,22 @@ class ValidateEndToEndIT {
         assertThat(record.at("/job/state").asString()).isEqualTo("succeeded");
         assertThat(record.at("/excluded/ranks")).isEmpty();
         assertThat(record.at("/excluded/skipped").asString()).isEqualTo("healthy, nothing is excluded");
+    }
+
+    @Test
+    void everyRoundsValidatesTheSameGroupAgainAndGivesEachRoundsVerdict() throws Exception {
+        Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
+        assumeTrue(Files.isRegularFile(repo.resolve("worker-agent/target/worker-agent.jar")),
+                "the worker jar is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+
+        LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--backend", "ring", "--ranks", "2",
+                "--every", "1s", "--rounds", "2", "--timeout", "300");
+
+        assertThat(r.exitCode()).as("exit code; stdout:%n%s%nstderr:%n%s", r.stdout(), r.stderr()).isZero();
+        assertThat(r.stdout()).containsSubsequence("# round 1 of 2", "# round 1: validate: healthy (2 ranks, 1 pair)",
+                "# round 2 of 2", "# round 2: validate: healthy (2 ranks, 1 pair)");
+        assertThat(r.stderr()).contains("waiting for round 2 (--every 1 s)");
+        assertThat(r.stdout()).doesNotContain("# round 3");
     }
 
     @Test

@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 /**
  * The library as a program uses it: {@code Allsum.init()} from the ALLSUM_* variables, then a float32 sum all-reduce
  * sweep (out of place) on buffers of its own ({@link Communicator#allocate}: device memory for NCCL), each size timed as the
- * worker's job path times it (the backend's {@code timeNanos}, CUDA events for NCCL, over back-to-back calls of the
+ * worker's job path times it (a barrier, then the backend's {@code timeNanos}, CUDA events for NCCL, over back-to-back calls of the
  * library's own {@code allReduce}; the slowest rank). Prints the start (JVM start and {@code init()} to the first all-reduce done)
  * and nccl-tests' table, so that one run compares with {@code allsum} on the same sizes.
  */
@@ -85,6 +85,8 @@ public final class LibraryBenchmark implements Callable<Integer> {
                     for (int i = 0; i < warmup; i++) {
                         comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
                     }
+                    // as the job path (and nccl-tests) do: ranks lined up, so one rank's late start is not timed
+                    comm.barrier();
                     long nanos = comm.unwrap().timeNanos(() -> {
                         for (int i = 0; i < iterations; i++) {
                             comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);

@@ -11,7 +11,6 @@ import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.cudart.CUgraphExec_st;
 import org.bytedeco.cuda.cudart.CUgraph_st;
 import org.bytedeco.cuda.cudart.CUstream_st;
-import org.bytedeco.cuda.cudart.cudaPointerAttributes;
 import org.bytedeco.cuda.nccl.ncclComm;
 import org.bytedeco.cuda.nccl.ncclConfig_t;
 import org.bytedeco.cuda.nccl.ncclUniqueId;
@@ -45,9 +44,11 @@ import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
 import static org.bytedeco.cuda.global.cudart.cudaGraphLaunch;
-import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeDevice;
-import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeManaged;
-import static org.bytedeco.cuda.global.cudart.cudaPointerGetAttributes;
+import static org.bytedeco.cuda.global.cudart.CU_MEMORYTYPE_DEVICE;
+import static org.bytedeco.cuda.global.cudart.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL;
+import static org.bytedeco.cuda.global.cudart.CU_POINTER_ATTRIBUTE_IS_MANAGED;
+import static org.bytedeco.cuda.global.cudart.CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+import static org.bytedeco.cuda.global.cudart.cuPointerGetAttribute;
 import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
 import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
@@ -302,24 +303,28 @@ public final class NcclCommunicator implements Communicator {
         }
         return gpu.call(phase, rank, operationTimeout, () -> {
             Pointer memory = at(address);
-            try (cudaPointerAttributes where = new cudaPointerAttributes()) {
-                int rc = cudaPointerGetAttributes(where, memory);
-                if (rc != cudaSuccess) {
-                    throw new CommException(phase, rank, "0x" + Long.toHexString(address)
-                            + " is not memory CUDA knows: " + Nccl.cudaMessage(rc));
-                }
-                boolean managed = where.type() == cudaMemoryTypeManaged;
-                if (!managed && (where.type() != cudaMemoryTypeDevice || where.device() != device)) {
-                    throw new CommException(phase, rank, "0x" + Long.toHexString(address) + " is not device memory of "
-                            + "device " + device + " (CUDA memory type " + where.type() + ", device " + where.device()
-                            + ")");
-                }
+            // The driver API, not cudaPointerGetAttributes: the presets' cudaPointerAttributes layout does not
+            // match CUDA 13.0's runtime, which then reports device memory as type 0 on device -2.
+            int managed = pointerAttribute(CU_POINTER_ATTRIBUTE_IS_MANAGED, address);
+            int type = pointerAttribute(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address);
+            int ordinal = pointerAttribute(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address);
+            if (managed != 1 && (type != CU_MEMORYTYPE_DEVICE || ordinal != device)) {
+                throw new CommException(phase, rank, "0x" + Long.toHexString(address) + " is not device memory of "
+                        + "device " + device + " (" + (type == -1 ? "CUDA does not know this address"
+                        : "CUDA memory type " + type + ", device " + ordinal) + ")");
             }
             NcclBuffer buffer = new NcclBuffer(memory, bytes, device, gpu, operationTimeout, rank, liveBuffers::remove,
                     false);
             liveBuffers.add(buffer);
             return buffer;
         });
+    }
+
+    /** One cuPointerGetAttribute integer, or -1 where the driver does not know the address. */
+    private static int pointerAttribute(int attribute, long address) {
+        try (IntPointer value = new IntPointer(1)) {
+            return cuPointerGetAttribute(value, attribute, address) == 0 ? value.get() : -1;
+        }
     }
 
     @Override

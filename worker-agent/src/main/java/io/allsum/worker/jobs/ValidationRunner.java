@@ -289,10 +289,6 @@ public final class ValidationRunner {
                 .sorted(Comparator.comparingDouble((Integer r) -> -all.pairMedian(r)).thenComparing(r -> r)).toList();
         List<Integer> good = byMedian.stream().filter(r -> !suspected.contains(r)).toList();
         PartnerCheck.Plan plan = PartnerCheck.plan(checked, good);
-        if (plan == null) {
-            return checked.stream().map(s -> new Confirmation(s.key(), true,
-                    "not re-measured: fewer than 2 ranks without suspicion")).toList();
-        }
         double median = all.pairs().isEmpty() ? 0 : RobustStats.of(all.pairs().values()).median();
         var t = v.thresholds();
         Function<Map<Pair, Probe>, Map<Pair, Boolean>> bad = measured -> {
@@ -300,6 +296,9 @@ public final class ValidationRunner {
             measured.forEach((p, probe) -> out.put(p, probe.bad(median, t.minShortfall(), t.minStallShare())));
             return out;
         };
+        if (plan == null) {
+            return confirmWithoutKnownGood(comm, checked, byMedian, all, median, v, count, bad);
+        }
         Map<Pair, Probe> measured = measure(comm, plan.pairs(), all, median, v, count);
         PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, hosts, bad.apply(measured),
                 p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
@@ -315,6 +314,38 @@ public final class ValidationRunner {
         verdict.rechecks().forEach(r -> out.add(PartnerCheck.recheck(r, again.get(r), badAgain,
                 p -> describe(p, remeasured.get(p)))));
         return out;
+    }
+
+    /**
+     * Too few ranks without suspicion for {@link PartnerCheck} (a group of 2 or 3): a straggler or a link is probed
+     * with the fastest rank it can pair with, so that a crowded host's one slow phase names nobody; a rank suspect
+     * (its solo figure) stands as found.
+     */
+    private static List<Confirmation> confirmWithoutKnownGood(Communicator comm, List<Suspect> checked,
+                                                              List<Integer> byMedian, Evidence all, double median,
+                                                              ValidationSpec v, long count,
+                                                              Function<Map<Pair, Probe>, Map<Pair, Boolean>> bad) {
+        Map<Suspect, Pair> probed = new java.util.LinkedHashMap<>();
+        for (Suspect s : checked) {
+            if (s.kind() == Suspect.Kind.LINK && s.peerRank() >= 0) {
+                probed.put(s, Pair.of(s.rank(), s.peerRank()));
+            } else if (s.kind() == Suspect.Kind.STRAGGLER) {
+                byMedian.stream().filter(r -> r != s.rank()).findFirst()
+                        .ifPresent(partner -> probed.put(s, Pair.of(s.rank(), partner)));
+            }
+        }
+        List<Pair> pairs = probed.values().stream().distinct().toList();
+        Map<Pair, Probe> measured = pairs.isEmpty() ? Map.of() : measure(comm, pairs, all, median, v, count);
+        Map<Pair, Boolean> isBad = bad.apply(measured);
+        return checked.stream().map(s -> {
+            Pair p = probed.get(s);
+            if (p == null) {
+                return new Confirmation(s.key(), true, "not re-measured: fewer than 2 ranks without suspicion");
+            }
+            boolean confirmed = isBad.get(p);
+            return new Confirmation(s.key(), confirmed, (confirmed ? "confirmed" : "not confirmed")
+                    + " with its only partners (fewer than 2 ranks without suspicion): " + describe(p, measured.get(p)));
+        }).toList();
     }
 
     /**

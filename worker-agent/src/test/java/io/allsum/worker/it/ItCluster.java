@@ -5,7 +5,6 @@ import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
-import io.allsum.worker.WorkerAgentApplication;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
@@ -95,7 +94,7 @@ final class ItCluster implements AutoCloseable {
     }
 
     private static JvmProcess startServer(Path logDir, String name, int port, String token) throws IOException {
-        return JvmProcess.start(name, logDir, List.of(), List.of("-jar", SERVER_JAR.toString(),
+        return JvmProcess.start(name, logDir, List.of(), AotLaunch.SERVER.with(
                 "--allsum.security.token=" + (token == null ? "" : token),
                 "--server.port=" + port,
                 "--server.address=127.0.0.1",
@@ -147,8 +146,8 @@ final class ItCluster implements AutoCloseable {
     }
 
     private JvmProcess launchWorker(String group, int rank, int worldSize, String suffix) throws IOException {
-        List<String> args = new ArrayList<>(List.of(
-                "-cp", JvmProcess.testClasspath(), WorkerAgentApplication.class.getName(),
+        List<String> args = new ArrayList<>(AotLaunch.WORKER.command());
+        args.addAll(List.of(
                 "--server.address=127.0.0.1",
                 "--allsum.worker.server=" + serverUri,
                 "--allsum.worker.group=" + group,

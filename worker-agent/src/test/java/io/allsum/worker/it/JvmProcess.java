@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 final class JvmProcess implements AutoCloseable {
 
     /** Flags that cut JVM start-up on a small CI machine. */
-    static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC",
+    static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
             "-Xss512k", "-Xmx192m", "--enable-native-access=ALL-UNNAMED");
     // Server and worker (one with an HTTP port) both run on Jetty.
     private static final Pattern HTTP_PORT = Pattern.compile("Jetty started on port (\\d+)");

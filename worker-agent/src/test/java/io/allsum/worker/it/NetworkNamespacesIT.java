@@ -12,7 +12,6 @@ import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.rendezvous.GenerationState;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
-import io.allsum.worker.WorkerAgentApplication;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -97,7 +96,7 @@ class NetworkNamespacesIT {
         net = NetnsHosts.createOrSkip(1 + WORLD_SIZE);
         Files.createDirectories(LOGS);
         Files.deleteIfExists(LOGS.resolve("figures.txt"));
-        processes.add(start(SERVER_HOST, "server", List.of("-jar", ItCluster.SERVER_JAR.toString(),
+        processes.add(start(SERVER_HOST, "server", AotLaunch.SERVER.with(
                 "--server.port=" + SERVER_PORT,
                 "--allsum.rendezvous.heartbeat-timeout=" + HEARTBEAT_TIMEOUT.toSeconds() + "s",
                 "--allsum.rendezvous.join-timeout=60s")));
@@ -132,8 +131,8 @@ class NetworkNamespacesIT {
 
     static HostProcess startWorker(int host, String name, String group, int rank, int worldSize, int httpPort,
                                    URI server, List<String> extra) throws IOException {
-        List<String> args = new ArrayList<>(List.of(
-                "-cp", JvmProcess.testClasspath(), WorkerAgentApplication.class.getName(),
+        List<String> args = new ArrayList<>(AotLaunch.WORKER.command());
+        args.addAll(List.of(
                 "--server.port=" + httpPort,
                 "--allsum.worker.server=" + server,
                 "--allsum.worker.group=" + group,

@@ -1,6 +1,10 @@
 package io.allsum.worker.it;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -37,5 +41,44 @@ final class Polling {
             failure.initCause(lastError);
         }
         throw failure;
+    }
+
+    /**
+     * Waits until {@code processes} together use under {@code cores} of CPU over a second (read from /proc), at most
+     * {@code deadline}, then goes on either way, saying so: JVMs that have just started go on compiling and
+     * initialising for seconds, and a measurement that judges speed should not start among them.
+     */
+    static void awaitQuiet(String what, List<ProcessHandle> processes, double cores, Duration deadline)
+            throws InterruptedException {
+        long end = System.nanoTime() + deadline.toNanos();
+        long before = cpuTicks(processes);
+        double used = Double.NaN;
+        while (System.nanoTime() - end < 0) {
+            Thread.sleep(1000);
+            long now = cpuTicks(processes);
+            used = (now - before) / (double) TICKS_PER_SECOND;
+            if (used < cores) {
+                return;
+            }
+            before = now;
+        }
+        System.out.printf("it: %s still used %.2f cores after %s; measuring anyway%n", what, used, deadline);
+    }
+
+    /** USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux this runs on. */
+    private static final int TICKS_PER_SECOND = 100;
+
+    private static long cpuTicks(List<ProcessHandle> processes) {
+        long ticks = 0;
+        for (ProcessHandle p : processes) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+            } catch (IOException | RuntimeException e) {
+                // gone, or not Linux: counts as idle
+            }
+        }
+        return ticks;
     }
 }

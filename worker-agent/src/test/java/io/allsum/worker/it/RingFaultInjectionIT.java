@@ -286,7 +286,7 @@ class RingFaultInjectionIT {
     void workerWhoseJoinIsRefusedExitsWithCode2() throws Exception {
         long start = System.nanoTime();
         try (JvmProcess w = JvmProcess.start("wrong-token", Path.of("target", "it-logs", "ring-faults"), List.of(),
-                List.of("-cp", JvmProcess.testClasspath(), io.allsum.worker.WorkerAgentApplication.class.getName(),
+                AotLaunch.WORKER.with(
                         "--server.address=127.0.0.1",
                         "--allsum.worker.server=" + cluster.serverUri(),
                         "--allsum.worker.token=not-" + TOKEN,

@@ -1,6 +1,5 @@
 package io.allsum.worker.it;
 
-import io.allsum.worker.WorkerAgentApplication;
 import org.junit.jupiter.api.Test;
 
 import java.net.ServerSocket;
@@ -17,8 +16,8 @@ class WorkerStartupIT {
     static final Duration DEADLINE = Duration.ofSeconds(90);
 
     private static JvmProcess worker(String name, String... args) throws Exception {
-        List<String> main = new java.util.ArrayList<>(List.of("-cp", JvmProcess.testClasspath(),
-                WorkerAgentApplication.class.getName(), "--server.address=127.0.0.1"));
+        List<String> main = new java.util.ArrayList<>(AotLaunch.WORKER.command());
+        main.add("--server.address=127.0.0.1");
         main.addAll(List.of(args));
         return JvmProcess.start(name, LOGS, List.of(), main);
     }
