@@ -43,6 +43,9 @@ final class Polling {
         throw failure;
     }
 
+    /** USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux this runs on. */
+    private static final int TICKS_PER_SECOND = 100;
+
     /**
      * Waits until {@code processes} together use under {@code cores} of CPU over a second (read from /proc), at most
      * {@code deadline}, then goes on either way, saying so: JVMs that have just started go on compiling and
@@ -64,9 +67,6 @@ final class Polling {
         }
         System.out.printf("it: %s still used %.2f cores after %s; measuring anyway%n", what, used, deadline);
     }
-
-    /** USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux this runs on. */
-    private static final int TICKS_PER_SECOND = 100;
 
     private static long cpuTicks(List<ProcessHandle> processes) {
         long ticks = 0;

@@ -82,12 +82,10 @@ class ValidationNetnsIT {
         URI server = URI.create("http://" + net.address(0) + ":" + SERVER_PORT);
         client = HttpAllsumClient.builder(server).requestTimeout(Duration.ofSeconds(5)).build();
         for (int rank = 0; rank < WORLD; rank++) {
-            List<String> worker = new ArrayList<>(AotLaunch.WORKER.command());
-            worker.addAll(List.of("--server.port=0", "--allsum.worker.server=" + server,
+            start(1 + rank / PER_HOST, "rank" + rank, AotLaunch.WORKER.with("--server.port=0", "--allsum.worker.server=" + server,
                     "--allsum.worker.group=" + GROUP, "--allsum.worker.rank=" + rank,
                     "--allsum.worker.world-size=" + WORLD, "--allsum.worker.backend=ring",
                     "--allsum.worker.collective-deadline=60s", "--allsum.worker.join-deadline=120s"));
-            start(1 + rank / PER_HOST, "rank" + rank, worker);
         }
         long end = System.nanoTime() + DEADLINE.toNanos();
         while (true) {
