@@ -420,7 +420,7 @@ def main():
                 hit, wrong = judge(record, row, victim, workers)
                 line = {"row": row.name, "run": i, "victim": victim.rank, "host": victim.host,
                         "verdict": record.get("verdict"), "named": hit, "others": wrong, "busbw": busbw(record),
-                        "wall": round(wall, 2), "exit": rc,
+                        "wall": round(wall, 2), "exit": rc, "error": record.get("error"),
                         "suspects": [f"{s.get('kind')} {s.get('rank')}: {s.get('reason')}"
                                      for s in record.get("suspects") or []]}
                 results[row.name].append(line)
@@ -428,7 +428,7 @@ def main():
                 runs_file.flush()
                 print(f"{row.name} run {i + 1}/{n}: victim {victim.rank} (host {victim.host}), {line['verdict']}"
                       f"{', named' if hit else ''}{', others: ' + ', '.join(wrong) if wrong else ''}, busbw "
-                      f"{line['busbw']}, {wall:.1f} s", flush=True)
+                      f"{line['busbw']}, {wall:.1f} s{': ' + str(line['error']) if line['error'] else ''}", flush=True)
     finally:
         for w in workers:
             w.proc.terminate()

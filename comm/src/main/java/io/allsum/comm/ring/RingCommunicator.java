@@ -461,17 +461,16 @@ public final class RingCommunicator implements Communicator {
         long bytes = count * type.bytes();
         MemorySegment slots = scratch(bytes * (size + 1));
         List<CompletableFuture<Void>> sends = new ArrayList<>();
-        for (int peer = 0; peer < size; peer++) {
-            if (peer != rank) {
-                PeerLink link = links[peer];
-                long sequence = link.nextSendSequence();
-                sends.add(link.submit(ctx, () -> link.writeData(ctx, sequence, src)));
-            }
+        // From the next rank on, not from rank 0: the last rank to arrive reaches every rank in turn, and a fixed
+        // order would let rank 0 leave every barrier first, so that its waits read as lateness (seen on 2 cores).
+        for (int k = 1; k < size; k++) {
+            PeerLink link = links[(rank + k) % size];
+            long sequence = link.nextSendSequence();
+            sends.add(link.submit(ctx, () -> link.writeData(ctx, sequence, src)));
         }
-        for (int peer = 0; peer < size; peer++) {
-            if (peer != rank) {
-                links[peer].readData(ctx, links[peer].nextRecvSequence(), slot(slots, peer, bytes));
-            }
+        for (int k = 1; k < size; k++) {
+            int peer = (rank + size - k) % size;
+            links[peer].readData(ctx, links[peer].nextRecvSequence(), slot(slots, peer, bytes));
         }
         // the same order on every rank gives every rank bit-identical results
         MemorySegment acc = slot(slots, size, bytes);

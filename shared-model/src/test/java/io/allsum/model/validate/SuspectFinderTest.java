@@ -216,8 +216,23 @@ class SuspectFinderTest {
                 }
                 raw.get(noise.nextInt(8)).set(b, 0.0);
             }
-            assertThat(FINDER.stragglers(Stragglers.of(raw), 1.0)).as("run %d", run).isEmpty();
+            // at most the rank waited for most, a candidate that the worker's probes clear or confirm
+            assertThat(FINDER.stragglers(Stragglers.of(raw), 1.0)).as("run %d", run).hasSizeLessThanOrEqualTo(1);
         }
+    }
+
+    @Test
+    void theRankWaitedForMostIsACandidateAtHalfTheShareWhereJitterHidesItsStops() {
+        // a crowded host: every rank late now and then, 3 of them 6-8% of the time; rank 2 stopped for 11%
+        List<Stragglers.RankWaits> waits = new java.util.ArrayList<>();
+        double[] caused = {0.079, 0.023, 0.114, 0.078, 0.076, 0.065, 0.038, 0.057};
+        for (int r = 0; r < caused.length; r++) {
+            waits.add(new Stragglers.RankWaits(r, caused[r], 10, 120, 0.5));
+        }
+        assertThat(FINDER.stragglers(waits, 1.0)).containsExactly(2);
+        caused[2] = 0.085; // 2% beyond the others' median: nobody
+        waits.set(2, new Stragglers.RankWaits(2, caused[2], 10, 120, 0.5));
+        assertThat(FINDER.stragglers(waits, 1.0)).isEmpty();
     }
 
     @Test

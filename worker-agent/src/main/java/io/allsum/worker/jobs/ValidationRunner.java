@@ -290,18 +290,18 @@ public final class ValidationRunner {
         List<Integer> good = byMedian.stream().filter(r -> !suspected.contains(r)).toList();
         PartnerCheck.Plan plan = PartnerCheck.plan(checked, good);
         double median = all.pairs().isEmpty() ? 0 : RobustStats.of(all.pairs().values()).median();
-        var t = v.thresholds();
-        Function<Map<Pair, Probe>, Map<Pair, Boolean>> bad = measured -> {
-            Map<Pair, Boolean> out = new java.util.HashMap<>();
-            measured.forEach((p, probe) -> out.put(p, probe.bad(median, t.minShortfall(), t.minStallShare())));
-            return out;
-        };
         if (plan == null) {
-            return confirmWithoutKnownGood(comm, checked, byMedian, all, median, v, count, bad);
+            return confirmWithoutKnownGood(comm, checked, byMedian, all, median, v, count,
+                    measured -> judged(measured, median, v, 0));
         }
         Map<Pair, Probe> measured = measure(comm, plan.pairs(), all, median, v, count);
+        // the check's least stalled pair shows what the host's jitter costs any pair now (a stopping rank is in 2 of
+        // the 3 pairs of its own check at most): a suspect's stalls must exceed it
+        double jitter = measured.values().stream().mapToDouble(Probe::stallShare).min().orElse(0);
+        Function<Map<Pair, Probe>, Map<Pair, Boolean>> bad = probes -> judged(probes, median, v, jitter);
         PartnerCheck.Verdict verdict = PartnerCheck.judge(plan, hosts, bad.apply(measured),
-                p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s", median));
+                p -> describe(p, measured.get(p)), String.format(Locale.ROOT, "the pair median %.3g GB/s and stalls of "
+                        + "%.0f%%", median, 100 * Probe.stallBar(v.thresholds().minStallShare(), jitter)));
         if (verdict.rechecks().isEmpty()) {
             return verdict.confirmations();
         }
@@ -313,6 +313,14 @@ public final class ValidationRunner {
         List<Confirmation> out = new ArrayList<>(verdict.confirmations());
         verdict.rechecks().forEach(r -> out.add(PartnerCheck.recheck(r, again.get(r), badAgain,
                 p -> describe(p, remeasured.get(p)))));
+        return out;
+    }
+
+    /** Each probe judged bad or not, its stalls against the bar and {@code jitter}. */
+    private static Map<Pair, Boolean> judged(Map<Pair, Probe> probes, double median, ValidationSpec v, double jitter) {
+        var t = v.thresholds();
+        Map<Pair, Boolean> out = new java.util.HashMap<>();
+        probes.forEach((p, probe) -> out.put(p, probe.bad(median, t.minShortfall(), t.minStallShare(), jitter)));
         return out;
     }
 
@@ -396,8 +404,16 @@ public final class ValidationRunner {
      * crowded 2-core machine's healthy probes lose up to 14% (a rank stopped 50 ms in every 250 ms: 17 to 37%).
      */
     record Probe(double gbps, double stallShare) {
-        boolean bad(double median, double minShortfall, double minStallShare) {
-            return gbps < median * (1 - minShortfall) || stallShare >= 3 * minStallShare;
+        /**
+         * Slow, or stalled past three times {@code minStallShare} and past {@code jitter} (what a healthy pair of the
+         * same check lost) by 1.5 times it: a stopping rank's stops add to the jitter that every pair of its host has.
+         */
+        boolean bad(double median, double minShortfall, double minStallShare, double jitter) {
+            return gbps < median * (1 - minShortfall) || stallShare >= stallBar(minStallShare, jitter);
+        }
+
+        static double stallBar(double minStallShare, double jitter) {
+            return Math.max(3 * minStallShare, jitter + 1.5 * minStallShare);
         }
     }
 

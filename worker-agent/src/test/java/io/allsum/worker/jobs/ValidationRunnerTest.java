@@ -43,9 +43,13 @@ class ValidationRunnerTest {
     void aProbeIsBadWhenItsRankStopsNotWhenACrowdedHostDelaysIt() {
         double stall = Thresholds.DEFAULT_MIN_STALL_SHARE;
         // healthy probes on the crowded 2-core machine lost 10 to 14%; a rank stopped 50 ms in every 250 ms 17 to 37%
-        assertThat(new ValidationRunner.Probe(3.0, 0.14).bad(1.0, 0.25, stall)).as("crowded, healthy").isFalse();
-        assertThat(new ValidationRunner.Probe(2.8, 0.17).bad(1.0, 0.25, stall)).as("stopping").isTrue();
-        assertThat(new ValidationRunner.Probe(0.7, 0).bad(1.0, 0.25, stall)).as("slow").isTrue();
+        assertThat(new ValidationRunner.Probe(3.0, 0.14).bad(1.0, 0.25, stall, 0)).as("crowded, healthy").isFalse();
+        assertThat(new ValidationRunner.Probe(2.8, 0.17).bad(1.0, 0.25, stall, 0)).as("stopping").isTrue();
+        assertThat(new ValidationRunner.Probe(0.7, 0).bad(1.0, 0.25, stall, 0)).as("slow").isTrue();
+        // a build loading the same 2 cores: every pair of the check lost about a quarter of its time
+        assertThat(new ValidationRunner.Probe(3.0, 0.29).bad(1.0, 0.25, stall, 0.24)).as("loaded, healthy").isFalse();
+        assertThat(new ValidationRunner.Probe(3.0, 0.23).bad(1.0, 0.25, stall, 0.10)).as("stopping, quiet")
+                .isTrue();
     }
 
     @Test
