@@ -51,7 +51,9 @@ allsum_jvm_variant() { # app -> variant or nothing
 allsum_find_gpu_libs() {
   local dirs=() lib dir py pynccl=""
   for lib in libcudart.so.13 libnccl.so.2; do
-    dir="$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l { sub(/.*=> /, ""); print; exit }')"
+    # awk reads to the end: leaving at the first match would kill ldconfig with SIGPIPE, and pipefail would
+    # then end the script with 141 (seen now and then under load)
+    dir="$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l && !found { sub(/.*=> /, ""); print; found = 1 }')"
     [ -n "$dir" ] && dirs+=("$(dirname "$dir")")
   done
   for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
