@@ -63,7 +63,7 @@ public final class SuspectFinder {
     /**
      * The ranks the others waited for: a rank's waits caused exceed the other ranks' median by {@code minStallShare}
      * of the lock-step time, and stand {@code minDeviations} above the others' spread (with 3 or more others); and
-     * the one rank they waited for most, at half that share, as a stop on a crowded host hides in its jitter. The
+     * the one rank they waited for most, by that share alone, as a stop on a crowded host hides in its jitter. The
      * worker's probes confirm or clear each before it is named.
      */
     public List<Integer> stragglers(List<Stragglers.RankWaits> waits, double lockstepSeconds) {
@@ -87,7 +87,7 @@ public final class SuspectFinder {
                     .map(Stragglers.RankWaits::causedSeconds).toList()).median();
             boolean alone = waits.stream().filter(o -> o.causedSeconds() == most.causedSeconds()).count() == 1;
             if (alone && !out.contains(most.rank())
-                    && most.causedSeconds() - others >= thresholds.minStallShare() / 2 * lockstepSeconds) {
+                    && most.causedSeconds() - others >= thresholds.minStallShare() * lockstepSeconds) {
                 out.add(most.rank());
             }
         });
