@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# ring 4 ranks: job path vs library, alternating, on this machine (the ring part of bench/h200/run.sh library)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export ALLSUM_HOME=${ALLSUM_HOME:?the dist, bin/allsum-aot-train run once} OUT=${OUT:-/tmp/ringab}; mkdir -p $OUT
+source bench/classpath.sh
+JAVA=$ALLSUM_HOME/runtime/bin/java
+$ALLSUM_HOME/bin/allsum-server --server.port=18190 > $OUT/server.log 2>&1 & srv=$!
+for _ in $(seq 240); do curl -fsS http://127.0.0.1:18190/actuator/health >/dev/null 2>&1 && break; sleep 0.5; done
+lib_rank() (
+  local rank=$1 world=$2 group=$3; shift 3
+  source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_jvm_flags worker ring
+  ALLSUM_SERVER=http://127.0.0.1:18190 ALLSUM_GROUP=$group ALLSUM_RANK=$rank ALLSUM_WORLD_SIZE=$world \
+    ALLSUM_BACKEND=ring exec timeout 150 "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.bench.BenchCommand \
+    bench-library "$@"
+)
+for rep in 1 2; do
+  echo "## job path, ring 4 ranks, rep $rep"
+  $ALLSUM_HOME/bin/allsum --backend ring --ranks 4 --process-per-rank -b 8 -e 1M -f 2 -n 50 -w 5 -q
+  echo "## library, ring 4 ranks, rep $rep"; pids=()
+  for r in 0 1 2 3; do lib_rank $r 4 "lib-ring-$rep" -b 8 -e 1M -f 2 -n 50 -w 5 > "$OUT/lib-ring-$r.txt" 2>&1 & pids+=($!); done
+  wait "${pids[@]}"; grep -v 'INFO\|^[A-Z][a-z][a-z] [0-9]' "$OUT/lib-ring-0.txt"
+done
+kill $srv
