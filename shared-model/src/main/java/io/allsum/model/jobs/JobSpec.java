@@ -56,32 +56,163 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
 
     /** The same job as a validation with {@code v}, or as a plain sweep when {@code v} is null. */
     public JobSpec withValidation(ValidationSpec v) {
-        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
-                inPlace, verify, timeoutSeconds, v, stepBytes, excludeRanks);
+        return toBuilder().validation(v).build();
     }
 
     /** The same job without {@code ranks} (none when null or empty). */
     public JobSpec withExcludeRanks(List<Integer> ranks) {
-        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
-                inPlace, verify, timeoutSeconds, validation, stepBytes, ranks == null || ranks.isEmpty() ? null : ranks);
+        return toBuilder().excludeRanks(ranks).build();
     }
 
     /** The same job over {@code min}..{@code max} bytes. */
     public JobSpec withSizes(long min, long max) {
-        return new JobSpec(op, dtype, redop, root, min, max, stepFactor, iterations, warmupIterations, inPlace,
-                verify, timeoutSeconds, validation, stepBytes, excludeRanks);
+        return toBuilder().sizes(min, max).build();
     }
 
     /** The same job with {@code timed} timed and {@code warmup} untimed iterations per size. */
     public JobSpec withIterations(int timed, int warmup) {
-        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, timed, warmup, inPlace, verify,
-                timeoutSeconds, validation, stepBytes, excludeRanks);
+        return toBuilder().iterations(timed, warmup).build();
     }
 
     /** The same job with its own deadline of {@code seconds}. */
     public JobSpec withTimeoutSeconds(int seconds) {
-        return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
-                inPlace, verify, seconds, validation, stepBytes, excludeRanks);
+        return toBuilder().timeoutSeconds(seconds).build();
+    }
+
+    /** A builder that starts from every default of {@link #withDefaults()} (all-sum of float32, 8 B..64 MiB, x2). */
+    public static Builder builder() {
+        return new Builder(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null).withDefaults());
+    }
+
+    /** A builder that starts from this spec's fields, nulls included. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Names each field it sets, so that a spec is never spelled as fifteen positional values. */
+    public static final class Builder {
+        private CollectiveOp op;
+        private DataType dtype;
+        private ReduceOp redop;
+        private Integer root;
+        private Long minBytes;
+        private Long maxBytes;
+        private Integer stepFactor;
+        private Integer iterations;
+        private Integer warmupIterations;
+        private Boolean inPlace;
+        private Boolean verify;
+        private Integer timeoutSeconds;
+        private ValidationSpec validation;
+        private Long stepBytes;
+        private List<Integer> excludeRanks;
+
+        private Builder(JobSpec s) {
+            op = s.op;
+            dtype = s.dtype;
+            redop = s.redop;
+            root = s.root;
+            minBytes = s.minBytes;
+            maxBytes = s.maxBytes;
+            stepFactor = s.stepFactor;
+            iterations = s.iterations;
+            warmupIterations = s.warmupIterations;
+            inPlace = s.inPlace;
+            verify = s.verify;
+            timeoutSeconds = s.timeoutSeconds;
+            validation = s.validation;
+            stepBytes = s.stepBytes;
+            excludeRanks = s.excludeRanks;
+        }
+
+        public Builder op(CollectiveOp value) {
+            op = value;
+            return this;
+        }
+
+        public Builder dtype(DataType value) {
+            dtype = value;
+            return this;
+        }
+
+        public Builder redop(ReduceOp value) {
+            redop = value;
+            return this;
+        }
+
+        /** The op, its dtype and its reduction at once: how a test names one collective. */
+        public Builder collective(CollectiveOp collective, DataType type, ReduceOp reduction) {
+            return op(collective).dtype(type).redop(reduction);
+        }
+
+        public Builder root(Integer value) {
+            root = value;
+            return this;
+        }
+
+        /** Sizes {@code min}..{@code max} bytes (nccl-tests' -b and -e). */
+        public Builder sizes(Long min, Long max) {
+            minBytes = min;
+            maxBytes = max;
+            return this;
+        }
+
+        /** One size only. */
+        public Builder size(long bytes) {
+            return sizes(bytes, bytes);
+        }
+
+        /** nccl-tests' -f. */
+        public Builder stepFactor(Integer value) {
+            stepFactor = value;
+            return this;
+        }
+
+        /** nccl-tests' -i: a linear sweep (with a step factor of 1). */
+        public Builder stepBytes(Long value) {
+            stepBytes = value;
+            return this;
+        }
+
+        /** {@code timed} timed and {@code warmup} untimed iterations per size (nccl-tests' -n and -w). */
+        public Builder iterations(Integer timed, Integer warmup) {
+            iterations = timed;
+            warmupIterations = warmup;
+            return this;
+        }
+
+        public Builder inPlace(Boolean value) {
+            inPlace = value;
+            return this;
+        }
+
+        public Builder verify(Boolean value) {
+            verify = value;
+            return this;
+        }
+
+        public Builder timeoutSeconds(Integer value) {
+            timeoutSeconds = value;
+            return this;
+        }
+
+        /** A validation ({@code allsum validate}) with these settings; null for a plain sweep. */
+        public Builder validation(ValidationSpec value) {
+            validation = value;
+            return this;
+        }
+
+        /** Ranks left out; none when null or empty. */
+        public Builder excludeRanks(List<Integer> ranks) {
+            excludeRanks = ranks == null || ranks.isEmpty() ? null : ranks;
+            return this;
+        }
+
+        public JobSpec build() {
+            return new JobSpec(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations,
+                    inPlace, verify, timeoutSeconds, validation, stepBytes, excludeRanks);
+        }
     }
 
     /** The ranks left out of the job, none when {@code excludeRanks} is null. */
@@ -105,8 +236,7 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
      */
     public JobSpec onKeptRanks() {
         Integer keptRoot = root == null ? null : root - (int) excluded().stream().filter(r -> r < root).count();
-        return new JobSpec(op, dtype, redop, keptRoot, minBytes, maxBytes, stepFactor,
-                iterations, warmupIterations, inPlace, verify, timeoutSeconds, validation, stepBytes, null);
+        return toBuilder().root(keptRoot).excludeRanks(null).build();
     }
 
     /** Whether this job is a validation ({@code allsum validate}): the solo and pair phases, then the sweep. */
@@ -123,8 +253,7 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
 
     /** An all-sum of float32 over one size. */
     public static JobSpec allSum(long bytes) {
-        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, bytes, bytes, 2,
-                null, null, false, true, null).withDefaults();
+        return builder().size(bytes).build();
     }
 
     /**

@@ -19,6 +19,20 @@ class JobSpecTest {
     private static final ValidationSpec V = new ValidationSpec(1024L, null, null, null, null, null).withDefaults();
 
     @Test
+    void theBuilderStartsFromTheDefaultsAndACopyKeepsEveryFieldNullsIncluded() {
+        JobSpec none = new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null);
+        assertThat(JobSpec.builder().build()).isEqualTo(none.withDefaults());
+        assertThat(none.toBuilder().build()).isEqualTo(none);
+        JobSpec every = new JobSpec(CollectiveOp.BROADCAST, DataType.INT8, io.allsum.model.ReduceOp.MAX, 2, 16L, 64L, 1,
+                3, 1, true, false, 42, V, 16L, List.of(0));
+        assertThat(every.toBuilder().build()).isEqualTo(every);
+        assertThat(JobSpec.builder().collective(CollectiveOp.BROADCAST, DataType.INT8, io.allsum.model.ReduceOp.MAX)
+                .root(2).sizes(16L, 64L).stepFactor(1).iterations(3, 1).inPlace(true).verify(false).timeoutSeconds(42)
+                .validation(V).stepBytes(16L).excludeRanks(List.of(0)).build()).isEqualTo(every);
+    }
+
+    @Test
     void eachCopierChangesItsFieldsOnly() {
         JobSpec base = JobSpec.allSum(1024).withValidation(V).withExcludeRanks(List.of(3));
         assertThat(base.withValidation(null)).isEqualTo(new JobSpec(base.op(), base.dtype(), base.redop(), base.root(),
