@@ -351,11 +351,14 @@ public final class NcclCommunicator implements Communicator {
         });
     }
 
-    /** A JavaCPP pointer at a raw address the caller owns (JavaCPP has no public constructor that takes one). */
-    private static Pointer at(long address) {
+    /**
+     * A JavaCPP pointer at a raw address the caller owns (JavaCPP has no public constructor that takes one). The
+     * parameter must not be named {@code address}: inside the subclass that name is Pointer's own field.
+     */
+    static Pointer at(long rawAddress) {
         return new Pointer() {
             {
-                this.address = address;
+                address = rawAddress;
             }
         };
     }
