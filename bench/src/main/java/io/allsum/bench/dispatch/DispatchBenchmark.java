@@ -12,9 +12,6 @@ import io.allsum.launcher.ProcessLayout;
 import io.allsum.launcher.Progress;
 import io.allsum.launcher.ServerProbe;
 import io.allsum.model.Backend;
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -90,8 +87,7 @@ public final class DispatchBenchmark implements Callable<Integer> {
 
     private List<Sample> measure(ProcessLayout layout, int ranks, Progress progress) {
         Deadline deadline = Deadline.in(Duration.ofSeconds(timeoutSeconds));
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, bytes, bytes, 2,
-                iterations, 0, false, true, 60);
+        JobSpec spec = JobSpec.builder().size(bytes).iterations(iterations, 0).timeoutSeconds(60).build();
         try (LocalCluster cluster = LocalCluster.start(layout, Backend.RING, ranks, List.of(), "bench-dispatch")) {
             progress.event("started " + ranks + " ring ranks; logs in " + cluster.logDir());
             new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);

@@ -1,8 +1,5 @@
 package io.allsum.server.jobs;
 
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -94,8 +91,8 @@ class GroupJobsTest {
 
     /** An all-sum of 1 MiB on a group of 4 that leaves rank 2 out. */
     private Job submitWithoutRank2() {
-        Job job = jobs.submit(new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, MIB, MIB, 2, 1,
-                0, false, true, 60, null, null, List.of(2)).withDefaults(), 10);
+        Job job = jobs.submit(JobSpec.builder().size(MIB).iterations(1, 0).timeoutSeconds(60)
+                .excludeRanks(List.of(2)).build(), 10);
         for (int rank = 0; rank < 4; rank++) {
             jobs.assign(rank, 0, 1, 4);
         }

@@ -34,7 +34,7 @@ class JobApiHttpTest extends JobsHttpTestBase {
         assertThat(job.group()).isEqualTo(group);
         assertThat(job.seq()).isEqualTo(1);
         assertThat(job.generation()).isNull();
-        assertThat(job.spec()).isEqualTo(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null).withDefaults());
+        assertThat(job.spec()).isEqualTo(JobSpec.builder().build());
         assertThat(job.submittedAt()).isNotNull();
     }
 

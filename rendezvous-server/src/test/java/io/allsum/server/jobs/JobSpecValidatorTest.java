@@ -8,6 +8,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.problem.Violation;
 import io.allsum.server.problem.ProblemException;
+import io.allsum.testing.UnsetJobSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -23,9 +24,11 @@ class JobSpecValidatorTest {
 
     private final JobSpecValidator validator = new JobSpecValidator(JobsSettings.defaults());
 
+    // The specs of these tests leave unset fields null, as submitted: the validator fills them, or tells them apart.
     private static JobSpec spec(CollectiveOp op, ReduceOp redop, Integer root, Long min, Long max, Integer step,
                                 Integer iters, Integer warmup, Integer timeout) {
-        return new JobSpec(op, null, redop, root, min, max, step, iters, warmup, null, null, timeout);
+        return UnsetJobSpec.builder().op(op).redop(redop).root(root).sizes(min, max).stepFactor(step)
+                .iterations(iters, warmup).timeoutSeconds(timeout).build();
     }
 
     static Stream<Arguments> badSpecs() {
@@ -73,7 +76,7 @@ class JobSpecValidatorTest {
         JobSpecValidator configured = new JobSpecValidator(
                 JobsSettings.with(Map.of("default-timeout", "42s")));
 
-        JobSpec s = configured.validate(new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null), 4);
+        JobSpec s = configured.validate(UnsetJobSpec.NONE, 4);
 
         assertThat(s.op()).isEqualTo(CollectiveOp.ALL_REDUCE);
         assertThat(s.dtype()).isEqualTo(DataType.FLOAT32);
@@ -87,8 +90,8 @@ class JobSpecValidatorTest {
 
     @Test
     void stepFactorOneIsASingleSizeAndSumIsAcceptedForAnyOp() {
-        JobSpec s = validator.validate(new JobSpec(CollectiveOp.BROADCAST, null, ReduceOp.SUM, 3, 1024L, 4096L, 1,
-                null, null, null, null, null), 4);
+        JobSpec s = validator.validate(UnsetJobSpec.builder().op(CollectiveOp.BROADCAST).redop(ReduceOp.SUM).root(3)
+                .sizes(1024L, 4096L).stepFactor(1).build(), 4);
 
         assertThat(s.sizes(4)).containsExactly(1024L);
         assertThat(s.root()).isEqualTo(3);
@@ -96,8 +99,8 @@ class JobSpecValidatorTest {
 
     @Test
     void avgOnFloat8IsRefusedUpFrontForNcclGroupsOnly() {
-        JobSpec avgFp8 = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT8_E4M3, ReduceOp.AVG, null, 8L, 64L, 2,
-                null, null, null, null, null);
+        JobSpec avgFp8 = UnsetJobSpec.builder().collective(CollectiveOp.ALL_REDUCE, DataType.FLOAT8_E4M3, ReduceOp.AVG)
+                .sizes(8L, 64L).stepFactor(2).build();
 
         ProblemException e = catchThrowableOfType(ProblemException.class,
                 () -> validator.validate(avgFp8, 2, Backend.NCCL));

@@ -56,7 +56,7 @@ class RealRegistryJobsEndToEndTest {
         List<String> instances = formed.instances();
         long generation = formed.generation();
 
-        Job sweep = http.submitOk(group, new JobSpec(null, null, null, null, 1024L, 4096L, 2, 5, 1, null, null, null));
+        Job sweep = http.submitOk(group, JobSpec.builder().sizes(1024L, 4096L).iterations(5, 1).build());
         for (int rank = 0; rank < RANKS; rank++) {
             JobAssignment job = http.nextOk(group, rank, instances.get(rank), 0, 10).orElseThrow();
             assertThat(job.jobId()).isEqualTo(sweep.jobId());

@@ -6,6 +6,7 @@ import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.problem.Violation;
+import io.allsum.testing.UnsetJobSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -15,18 +16,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class JobSpecRulesTest {
 
+    /** As the server checks a submitted spec, with its default timeout of 300 s. */
     private static Violation check(JobSpec submitted, int worldSize, Backend backend) {
-        JobSpec s = submitted.timeoutSeconds() == null ? withTimeout(submitted, 300).withDefaults() : submitted.withDefaults();
+        JobSpec s = submitted.withDefaults(300);
         return JobSpecRules.firstViolation(submitted, s, worldSize, backend, JobSpecRules.Limits.DEFAULTS);
     }
 
-    private static JobSpec withTimeout(JobSpec s, int t) {
-        return new JobSpec(s.op(), s.dtype(), s.redop(), s.root(), s.minBytes(), s.maxBytes(), s.stepFactor(),
-                s.iterations(), s.warmupIterations(), s.inPlace(), s.verify(), t);
-    }
-
+    // The specs below leave unset fields null, as submitted: the rules tell an explicit root or redop from none.
     private static JobSpec spec(CollectiveOp op, DataType type, ReduceOp redop, Integer root, long min, long max) {
-        return new JobSpec(op, type, redop, root, min, max, 2, null, null, null, null, null);
+        return UnsetJobSpec.builder().collective(op, type, redop).root(root).sizes(min, max).stepFactor(2).build();
     }
 
     @Test
@@ -68,7 +66,7 @@ class JobSpecRulesTest {
     }
 
     private static JobSpec linear(Integer factor, long min, long max, long step) {
-        return new JobSpec(null, null, null, null, min, max, factor, null, null, null, null, 300, null, step, null);
+        return UnsetJobSpec.builder().sizes(min, max).stepFactor(factor).timeoutSeconds(300).stepBytes(step).build();
     }
 
     @Test
@@ -99,6 +97,7 @@ class JobSpecRulesTest {
                 .contains("holds no size of at least one element per rank");
     }
 
+    // The canonical constructor: the builder turns an empty list into none, and an empty list is a case here.
     private static JobSpec excluding(CollectiveOp op, Integer root, Integer... ranks) {
         return new JobSpec(op, DataType.FLOAT32, null, root, 8L, 1024L, 2, null, null, null, null, 60, null,
                 null, Arrays.asList(ranks));
@@ -143,15 +142,15 @@ class JobSpecRulesTest {
 
     @Test
     void aValidationCannotExcludeRanks() {
-        JobSpec s = new JobSpec(null, null, null, null, 1024L, 4096L, 4, null, null, null, null, 60,
-                new ValidationSpec(null, null, null, null, null, null), null, List.of(1));
+        JobSpec s = UnsetJobSpec.builder().sizes(1024L, 4096L).stepFactor(4).timeoutSeconds(60)
+                .validation(new ValidationSpec(null, null, null, null, null, null)).excludeRanks(List.of(1)).build();
         assertThat(check(s, 4, null).field()).isEqualTo("excludeRanks");
     }
 
     @Test
     void aValidationsStallShareAndBaselineAreBounded() {
-        java.util.function.Function<ValidationSpec, Violation> rule = v -> check(new JobSpec(null, null, null, null,
-                1024L, 4096L, 4, null, null, null, null, 60, v, null, null), 4, null);
+        java.util.function.Function<ValidationSpec, Violation> rule = v -> check(UnsetJobSpec.builder()
+                .sizes(1024L, 4096L).stepFactor(4).timeoutSeconds(60).validation(v).build(), 4, null);
         assertThat(rule.apply(new ValidationSpec(null, null, null, null, null, null, 0.0, null)).field())
                 .isEqualTo("validation.minStallShare");
         assertThat(rule.apply(new ValidationSpec(null, null, null, null, null, null, 1.0, null)).message())
@@ -167,8 +166,8 @@ class JobSpecRulesTest {
     @Test
     void theSizesOfAGatherAreCountedForTheKeptRanks() {
         // 12 B of int32 on 3 kept ranks is one element each; on all 4 it holds no whole element per rank
-        JobSpec gather = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, null, null, 12L, 12L, 2, null, null, null,
-                null, 60, null, null, List.of(3));
+        JobSpec gather = UnsetJobSpec.builder().op(CollectiveOp.ALL_GATHER).dtype(DataType.INT32).size(12)
+                .stepFactor(2).timeoutSeconds(60).excludeRanks(List.of(3)).build();
         assertThat(check(gather, 4, null)).isNull();
         assertThat(gather.sizes(gather.keptSize(4))).containsExactly(12L);
     }

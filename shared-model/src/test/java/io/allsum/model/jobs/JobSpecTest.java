@@ -4,6 +4,7 @@ import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.client.AllsumJson;
 import io.allsum.model.validate.ValidationSpec;
+import io.allsum.testing.UnsetJobSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -12,16 +13,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class JobSpecTest {
 
+    // The specs of these tests leave unset fields null, as submitted, for the defaults to fill.
     private static JobSpec sweep(CollectiveOp op, DataType type, long min, long max, int factor) {
-        return new JobSpec(op, type, null, null, min, max, factor, null, null, null, null, null);
+        return UnsetJobSpec.builder().op(op).dtype(type).sizes(min, max).stepFactor(factor).build();
     }
 
     private static final ValidationSpec V = new ValidationSpec(1024L, null, null, null, null, null).withDefaults();
 
     @Test
     void theBuilderStartsFromTheDefaultsAndACopyKeepsEveryFieldNullsIncluded() {
-        JobSpec none = new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null);
+        JobSpec none = UnsetJobSpec.NONE;
         assertThat(JobSpec.builder().build()).isEqualTo(none.withDefaults());
         assertThat(none.toBuilder().build()).isEqualTo(none);
         JobSpec every = new JobSpec(CollectiveOp.BROADCAST, DataType.INT8, io.allsum.model.ReduceOp.MAX, 2, 16L, 64L, 1,
@@ -35,6 +36,7 @@ class JobSpecTest {
     @Test
     void eachCopierChangesItsFieldsOnly() {
         JobSpec base = JobSpec.allSum(1024).withValidation(V).withExcludeRanks(List.of(3));
+        // Spelled out in full: the copiers go through toBuilder(), which this checks.
         assertThat(base.withValidation(null)).isEqualTo(new JobSpec(base.op(), base.dtype(), base.redop(), base.root(),
                 base.minBytes(), base.maxBytes(), base.stepFactor(), base.iterations(), base.warmupIterations(),
                 base.inPlace(), base.verify(), base.timeoutSeconds(), null, base.stepBytes(), List.of(3)));
@@ -69,8 +71,8 @@ class JobSpecTest {
     }
 
     private static JobSpec linear(CollectiveOp op, long min, long max, Integer factor, long step) {
-        return new JobSpec(op, DataType.FLOAT32, null, null, min, max, factor, null, null, null, null, null, null,
-                step, null);
+        return UnsetJobSpec.builder().op(op).dtype(DataType.FLOAT32).sizes(min, max).stepFactor(factor).stepBytes(step)
+                .build();
     }
 
     @Test
@@ -114,7 +116,7 @@ class JobSpecTest {
 
     @Test
     void defaultsAreAnAllSumOfFloat32From8BytesTo64MiB() {
-        JobSpec spec = new JobSpec(null, null, null, null, null, null, null, null, null, null, null, null).withDefaults();
+        JobSpec spec = UnsetJobSpec.NONE.withDefaults();
         assertThat(spec.op()).isEqualTo(CollectiveOp.ALL_REDUCE);
         assertThat(spec.dtype()).isEqualTo(DataType.FLOAT32);
         assertThat(spec.sizes(1)).first().isEqualTo(8L);
@@ -123,8 +125,8 @@ class JobSpecTest {
 
     @Test
     void theKeptRanksRunTheJobRenumberedWithTheRootAmongThem() {
-        JobSpec s = new JobSpec(CollectiveOp.BROADCAST, null, null, 3, 8L, 8L, 2, null, null, null, null, null, null,
-                null, List.of(0, 2, 5)).withDefaults();
+        JobSpec s = UnsetJobSpec.builder().op(CollectiveOp.BROADCAST).root(3).size(8).stepFactor(2)
+                .excludeRanks(List.of(0, 2, 5)).build().withDefaults();
         assertThat(s.excludeRanks()).as("kept by the defaults").containsExactly(0, 2, 5);
         assertThat(s.keptRanks(6)).containsExactly(1, 3, 4);
         assertThat(s.keptSize(6)).isEqualTo(3);

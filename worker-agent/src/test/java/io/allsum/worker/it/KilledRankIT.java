@@ -1,8 +1,5 @@
 package io.allsum.worker.it;
 
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -43,8 +40,8 @@ class KilledRankIT {
         List<ItCluster.Worker> workers = cluster.startGroup(GROUP, WORLD_SIZE);
 
         // Long enough that it is certainly still running when the rank dies: 1 MiB all-sums, many iterations.
-        JobSpec endless = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1L << 20,
-                1L << 20, 2, 1_000_000, 1, false, true, 600);
+        JobSpec endless = JobSpec.builder().size(1L << 20).iterations(1_000_000, 1).timeoutSeconds(600)
+                .build();
         Job running = cluster.client().submitJob(GROUP, endless);
         cluster.awaitJob(GROUP, running.jobId(), j -> j.state() == JobState.RUNNING, DEADLINE);
         // Give every rank time to be inside its collectives, not merely dispatched.
@@ -75,8 +72,8 @@ class KilledRankIT {
         assertThat(status.generation()).isEqualTo(2);
         assertThat(status.state()).isEqualTo(GenerationState.COMPLETE);
 
-        Job after = cluster.client().submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
-                ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false, true, 60));
+        Job after = cluster.client().submitJob(GROUP, JobSpec.builder().sizes(4L, 4096L).stepFactor(4)
+                .iterations(2, 1).timeoutSeconds(60).build());
         Job done = cluster.awaitJob(GROUP, after.jobId(), j -> j.state().isFinal(), DEADLINE);
         assertThat(done.state()).as(done.failureReason()).isEqualTo(JobState.SUCCEEDED);
         assertThat(done.generation()).isEqualTo(2L);

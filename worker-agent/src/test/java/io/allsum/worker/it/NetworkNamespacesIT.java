@@ -4,7 +4,6 @@ import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -184,8 +183,8 @@ class NetworkNamespacesIT {
     void everyCollectiveAcrossHostsHasZeroWrongElements() throws Exception {
         SoftAssertions softly = new SoftAssertions();
         for (CollectiveOp op : CollectiveOp.values()) {
-            JobSpec spec = new JobSpec(op, DataType.FLOAT32, ReduceOp.SUM, 0, 0L, 625L * 4, 5, 2, 1, false, true,
-                    60);
+            JobSpec spec = JobSpec.builder().op(op).sizes(0L, 625L * 4).stepFactor(5).iterations(2, 1)
+                    .timeoutSeconds(60).build();
             Job job = awaitJob(client.submitJob(GROUP, spec).jobId(), j -> j.state().isFinal());
             softly.assertThat(job.state()).as(op + ": " + job.failureReason()).isEqualTo(JobState.SUCCEEDED);
             softly.assertThat(job.reportedRanks()).as(op.toString()).containsExactlyInAnyOrder(0, 1, 2);
@@ -207,8 +206,8 @@ class NetworkNamespacesIT {
         try {
             long start = System.nanoTime();
             // 4 B .. 256 KiB all-reduces, 5 iterations each: every ring step crosses the slow link.
-            Job job = awaitJob(client.submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
-                    ReduceOp.SUM, 0, 4L, 256L << 10, 4, 5, 1, false, true, 120)).jobId(), j -> j.state().isFinal());
+            Job job = awaitJob(client.submitJob(GROUP, JobSpec.builder().sizes(4L, 256L << 10).stepFactor(4)
+                    .iterations(5, 1).timeoutSeconds(120).build()).jobId(), j -> j.state().isFinal());
             double seconds = (System.nanoTime() - start) / 1e9;
             assertThat(job.state()).as(job.failureReason()).isEqualTo(JobState.SUCCEEDED);
             assertThat(job.results()).allSatisfy(r -> assertThat(r.wrongElements()).isZero());
@@ -252,8 +251,8 @@ class NetworkNamespacesIT {
     void aHostCutOffMidJobFailsTheJobNamingTheRankAndTheGroupReforms() throws Exception {
         long generation = client.status(GROUP).generation();
         int victim = 1;
-        Job running = client.submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM,
-                0, 1L << 20, 1L << 20, 2, 1_000_000, 1, false, true, 600));
+        Job running = client.submitJob(GROUP, JobSpec.builder().size(1L << 20)
+                .iterations(1_000_000, 1).timeoutSeconds(600).build());
         awaitJob(running.jobId(), j -> j.state() == JobState.RUNNING);
         Thread.sleep(1000);
         long cut = System.nanoTime();
@@ -299,8 +298,8 @@ class NetworkNamespacesIT {
     }
 
     private static void assertRunsCorrectly(long generation) throws Exception {
-        Job job = awaitJob(client.submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
-                ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false, true, 60)).jobId(), j -> j.state().isFinal());
+        Job job = awaitJob(client.submitJob(GROUP, JobSpec.builder().sizes(4L, 4096L).stepFactor(4)
+                .iterations(2, 1).timeoutSeconds(60).build()).jobId(), j -> j.state().isFinal());
         assertThat(job.state()).as(job.failureReason()).isEqualTo(JobState.SUCCEEDED);
         assertThat(job.generation()).isEqualTo(generation);
         assertThat(job.results()).isNotEmpty().allSatisfy(r -> assertThat(r.wrongElements()).isZero());

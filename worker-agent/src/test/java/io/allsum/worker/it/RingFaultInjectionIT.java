@@ -1,8 +1,5 @@
 package io.allsum.worker.it;
 
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -64,10 +61,10 @@ class RingFaultInjectionIT {
             "--allsum.worker.join-deadline=90s",
             "--allsum.worker.job-poll-wait=2s",
             "--allsum.worker.max-restarts=50");
-    static final JobSpec SMALL = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 4L, 4096L,
-            4, 2, 1, false, true, 60);
-    static final JobSpec ENDLESS = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1L << 20,
-            1L << 20, 2, 1_000_000, 1, false, true, 600);
+    static final JobSpec SMALL = JobSpec.builder().sizes(4L, 4096L).stepFactor(4).iterations(2, 1).timeoutSeconds(60)
+            .build();
+    static final JobSpec ENDLESS = JobSpec.builder().size(1L << 20).iterations(1_000_000, 1).timeoutSeconds(600)
+            .build();
 
     static ItCluster cluster;
     static List<ItCluster.Worker> workers;

@@ -56,7 +56,8 @@ class RingGroupsIT {
 
     record Case(CollectiveOp op, DataType dtype, ReduceOp redop) {
         JobSpec spec() {
-            return new JobSpec(op, dtype, redop, 0, MIN_BYTES, MAX_BYTES, STEP, 2, 1, false, true, 60);
+            return JobSpec.builder().collective(op, dtype, redop).sizes(MIN_BYTES, MAX_BYTES).stepFactor(STEP)
+                    .iterations(2, 1).timeoutSeconds(60).build();
         }
     }
 

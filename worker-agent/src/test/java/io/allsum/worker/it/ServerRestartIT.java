@@ -1,8 +1,5 @@
 package io.allsum.worker.it;
 
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -73,8 +70,8 @@ class ServerRestartIT {
                 j -> j.state().isFinal());
         assertThat(before.state()).isEqualTo(JobState.SUCCEEDED);
         // 64 MiB x 100000 iterations: still running when the server dies.
-        Job longJob = cluster.client().submitJob(MID_JOB_GROUP, new JobSpec(CollectiveOp.ALL_REDUCE,
-                DataType.FLOAT32, ReduceOp.SUM, 0, 64L << 20, 64L << 20, 2, 100_000, 0, false, true, 3600));
+        Job longJob = cluster.client().submitJob(MID_JOB_GROUP, JobSpec.builder().size(64L << 20)
+                .iterations(100_000, 0).timeoutSeconds(3600).build());
         awaitJob(MID_JOB_GROUP, longJob.jobId(), j -> j.state() == JobState.RUNNING);
 
         long killed = System.nanoTime();
@@ -114,8 +111,7 @@ class ServerRestartIT {
     }
 
     private static JobSpec smallSpec() {
-        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false,
-                true, 60);
+        return JobSpec.builder().sizes(4L, 4096L).stepFactor(4).iterations(2, 1).timeoutSeconds(60).build();
     }
 
     /** Rank 0 (by its instance id) reports rank 1 failed, as a worker whose collective broke would. */
@@ -153,8 +149,7 @@ class ServerRestartIT {
     }
 
     private static Job runSmallJob() throws InterruptedException {
-        Job submitted = cluster.client().submitJob(GROUP, new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32,
-                ReduceOp.SUM, 0, 4L, 4096L, 4, 2, 1, false, true, 60));
+        Job submitted = cluster.client().submitJob(GROUP, smallSpec());
         return awaitJob(GROUP, submitted.jobId(), j -> j.state().isFinal());
     }
 

@@ -1,8 +1,5 @@
 package io.allsum.worker.it;
 
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -38,10 +35,10 @@ class ValidationFaultsIT {
      * 4 MiB pairs, 500 exchanges: a round takes a second or more, so the fault, once the first round arrived, lands
      * inside the two rounds left of the pair phase; the test waits for that first round.
      */
-    static final JobSpec LONG_PAIRS = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L,
-            4096L, 4, 2, 1, false, true, 300, new ValidationSpec(1L << 20, 4L << 20, 500, null, null, null));
-    static final JobSpec SMALL = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 4L, 4096L,
-            4, 2, 1, false, true, 60);
+    static final JobSpec LONG_PAIRS = JobSpec.builder().sizes(1024L, 4096L).stepFactor(4).iterations(2, 1)
+            .validation(new ValidationSpec(1L << 20, 4L << 20, 500, null, null, null)).build();
+    static final JobSpec SMALL = JobSpec.builder().sizes(4L, 4096L).stepFactor(4).iterations(2, 1).timeoutSeconds(60)
+            .build();
 
     @AutoClose
     static ItCluster cluster;

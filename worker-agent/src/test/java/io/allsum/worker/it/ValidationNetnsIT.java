@@ -4,9 +4,6 @@ import io.allsum.testing.CpuQuota;
 import io.allsum.testing.StopBursts;
 import io.allsum.client.AllsumClient;
 import io.allsum.client.HttpAllsumClient;
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobState;
@@ -142,8 +139,8 @@ class ValidationNetnsIT {
      * throttled host is 99% below); the default (25%) is for hosts that are not that crowded.
      */
     static Job validate() throws Exception {
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, 16L << 10, 4,
-                3, 1, false, true, 280, new ValidationSpec(null, 1L << 20, null, null, 0.5, null));
+        JobSpec spec = JobSpec.builder().sizes(1024L, 16L << 10).stepFactor(4).iterations(3, 1).timeoutSeconds(280)
+                .validation(new ValidationSpec(null, 1L << 20, null, null, 0.5, null)).build();
         long start = System.nanoTime();
         Job job = client.submitJob(GROUP, spec);
         long end = start + DEADLINE.toNanos();
