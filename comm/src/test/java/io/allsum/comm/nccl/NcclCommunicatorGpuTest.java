@@ -131,6 +131,28 @@ class NcclCommunicatorGpuTest {
     }
 
     @Test
+    void bareAllReducesOfTheJniColumnAreTimedOnTheHostAndSumAsTheCommunicatorDoes() {
+        int count = 256;
+        try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
+            ByteBuffer host = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < count; i++) {
+                host.putFloat(3 * i + 0.25f);
+            }
+            send.copyFromHost(host.flip(), 0);
+
+            long nanos = ((NcclCommunicator) comm).bareAllReduceHostNanos(send, recv, count, 20);
+
+            assertThat(nanos).isPositive();
+            ByteBuffer back = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+            recv.copyToHost(back, 0);
+            for (int i = 0; i < count; i++) {
+                assertThat(back.getFloat(i * 4)).isEqualTo(3 * i + 0.25f);
+            }
+            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+        }
+    }
+
+    @Test
     void splitWithNegativeColorReturnsNullAndPositiveColorAWorkingCommunicator() {
         assertThat(comm.split(-1, 0)).isNull();
         try (Communicator sub = comm.split(0, 0)) {
