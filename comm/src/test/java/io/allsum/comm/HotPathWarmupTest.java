@@ -5,7 +5,7 @@ import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteBuffer;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,27 +47,15 @@ class HotPathWarmupTest {
         @Override
         public CommBuffer allocate(long bytes) {
             events.add("allocate " + bytes);
-            return new CommBuffer() {
-                @Override
-                public long byteSize() {
-                    return bytes;
-                }
-
-                @Override
-                public void copyFromHost(ByteBuffer src, long offsetBytes) {
-                    throw new UnsupportedOperationException();
-                }
-
-                @Override
-                public void copyToHost(ByteBuffer dst, long offsetBytes) {
-                    throw new UnsupportedOperationException();
-                }
-
-                @Override
-                public void close() {
-                    events.add("close");
-                }
-            };
+            return (CommBuffer) Proxy.newProxyInstance(CommBuffer.class.getClassLoader(),
+                    new Class<?>[] {CommBuffer.class}, (proxy, method, args) -> switch (method.getName()) {
+                        case "close" -> {
+                            events.add("close");
+                            yield null;
+                        }
+                        case "byteSize" -> bytes;
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    });
         }
 
         @Override
