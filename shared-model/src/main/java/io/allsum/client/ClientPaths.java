@@ -3,7 +3,7 @@ package io.allsum.client;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
-/** The client's request paths: templates filled with percent-encoded segments. */
+/** The client's request paths: templates filled with percent-encoded segments, and their queries. */
 final class ClientPaths {
 
     private ClientPaths() {
@@ -20,6 +20,24 @@ final class ClientPaths {
 
     static String job(String template, String group, String jobId) {
         return group(template, group).replace("{jobId}", encode(Objects.requireNonNull(jobId, "jobId")));
+    }
+
+    /**
+     * {@code path} with the query {@code name=value&...} of {@code namesAndValues} (name, value, name, value ...),
+     * each value percent-encoded as text; a pair whose value is null is left out.
+     */
+    static String query(String path, Object... namesAndValues) {
+        if (namesAndValues.length % 2 != 0) {
+            throw new IllegalArgumentException("names and values come in pairs, got " + namesAndValues.length);
+        }
+        StringBuilder out = new StringBuilder(path);
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            if (namesAndValues[i + 1] != null) {
+                out.append(out.length() == path.length() ? '?' : '&').append(namesAndValues[i]).append('=')
+                        .append(encode(String.valueOf(namesAndValues[i + 1])));
+            }
+        }
+        return out.toString();
     }
 
     /** Percent-encodes a path segment or query value (RFC 3986 unreserved characters pass unchanged). */

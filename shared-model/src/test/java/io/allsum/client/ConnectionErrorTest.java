@@ -16,19 +16,19 @@ class ConnectionErrorTest {
 
     @Test
     void refusedConnectTimeoutAndClosedConnectionsAreRetryable() {
-        assertThat(HttpAllsumClient.isConnectionError(new ConnectException())).isTrue();
-        assertThat(HttpAllsumClient.isConnectionError(new HttpConnectTimeoutException("connect timed out"))).isTrue();
-        assertThat(HttpAllsumClient.isConnectionError(new IOException("HTTP/1.1 header parser received no bytes"))).isTrue();
-        assertThat(HttpAllsumClient.isConnectionError(new SocketException("Connection reset"))).isTrue();
-        assertThat(HttpAllsumClient.isConnectionError(new IOException("wrapped", new ConnectException("refused")))).isTrue();
+        assertThat(ConnectionErrors.isConnectionError(new ConnectException())).isTrue();
+        assertThat(ConnectionErrors.isConnectionError(new HttpConnectTimeoutException("connect timed out"))).isTrue();
+        assertThat(ConnectionErrors.isConnectionError(new IOException("HTTP/1.1 header parser received no bytes"))).isTrue();
+        assertThat(ConnectionErrors.isConnectionError(new SocketException("Connection reset"))).isTrue();
+        assertThat(ConnectionErrors.isConnectionError(new IOException("wrapped", new ConnectException("refused")))).isTrue();
     }
 
     @Test
     void requestTimeoutsAndOtherFailuresAreNot() {
-        assertThat(HttpAllsumClient.isConnectionError(new HttpTimeoutException("request timed out"))).isFalse();
-        assertThat(HttpAllsumClient.isConnectionError(new ProtocolException("Invalid status line"))).isFalse();
-        assertThat(HttpAllsumClient.isConnectionError(new IOException("w", new SSLHandshakeException("no cert")))).isFalse();
-        assertThat(HttpAllsumClient.isConnectionError(new IllegalStateException("not I/O"))).isFalse();
+        assertThat(ConnectionErrors.isConnectionError(new HttpTimeoutException("request timed out"))).isFalse();
+        assertThat(ConnectionErrors.isConnectionError(new ProtocolException("Invalid status line"))).isFalse();
+        assertThat(ConnectionErrors.isConnectionError(new IOException("w", new SSLHandshakeException("no cert")))).isFalse();
+        assertThat(ConnectionErrors.isConnectionError(new IllegalStateException("not I/O"))).isFalse();
     }
 
     @Test
@@ -36,23 +36,9 @@ class ConnectionErrorTest {
         ConnectException refused = new ConnectException();
         refused.initCause(new java.nio.channels.ClosedChannelException());
 
-        assertThat(HttpAllsumClient.reason(new IOException(null, refused))).isEqualTo("connection refused");
-        assertThat(HttpAllsumClient.reason(new HttpConnectTimeoutException("x"))).isEqualTo("connect timed out");
-        assertThat(HttpAllsumClient.reason(new java.nio.channels.ClosedChannelException()))
+        assertThat(ConnectionErrors.reason(new IOException(null, refused))).isEqualTo("connection refused");
+        assertThat(ConnectionErrors.reason(new HttpConnectTimeoutException("x"))).isEqualTo("connect timed out");
+        assertThat(ConnectionErrors.reason(new java.nio.channels.ClosedChannelException()))
                 .isEqualTo("the connection was closed before an answer");
-    }
-
-    @Test
-    void joinWaitIsWholeSecondsBetweenOneAndThirty() {
-        assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMinutes(5))).hasSeconds(30);
-        assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMillis(12_700))).hasSeconds(12);
-        assertThat(HttpAllsumClient.joinWait(java.time.Duration.ofMillis(200))).hasSeconds(1);
-    }
-
-    @Test
-    void pathSegmentsArePercentEncoded() {
-        assertThat(ClientPaths.encode("a-b_c.d~9")).isEqualTo("a-b_c.d~9");
-        assertThat(ClientPaths.encode("x/y z")).isEqualTo("x%2Fy%20z");
-        assertThat(ClientPaths.encode("é")).isEqualTo("%C3%A9");
     }
 }

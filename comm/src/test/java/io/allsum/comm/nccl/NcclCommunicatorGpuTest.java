@@ -74,18 +74,9 @@ class NcclCommunicatorGpuTest {
     void allReduceSumOfFloatsKeepsTheInputOnOneRank() {
         int count = 1000;
         try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
-            ByteBuffer host = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
-            for (int i = 0; i < count; i++) {
-                host.putFloat(i * 0.5f - 7);
-            }
-            send.copyFromHost(host.flip(), 0);
+            upload(send, count, i -> i * 0.5f - 7);
             comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
-            ByteBuffer back = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
-            recv.copyToHost(back, 0);
-            back.flip();
-            for (int i = 0; i < count; i++) {
-                assertThat(back.getFloat(i * 4)).isEqualTo(i * 0.5f - 7);
-            }
+            assertHolds(recv, count, i -> i * 0.5f - 7);
         }
     }
 
@@ -105,11 +96,7 @@ class NcclCommunicatorGpuTest {
     void graphReplaysTheCapturedAllReducesAndTheStreamStaysUsable() {
         int count = 256;
         try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
-            ByteBuffer host = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
-            for (int i = 0; i < count; i++) {
-                host.putFloat(i - 100f);
-            }
-            send.copyFromHost(host.flip(), 0);
+            upload(send, count, i -> i - 100f);
             NcclCommunicator nccl = (NcclCommunicator) comm;
             long nanos = nccl.graphTimeNanos(() -> {
                 for (int i = 0; i < 10; i++) {
@@ -117,16 +104,26 @@ class NcclCommunicatorGpuTest {
                 }
             }, 3);
             assertThat(nanos).isPositive();
-            ByteBuffer back = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
-            recv.copyToHost(back, 0);
-            for (int i = 0; i < count; i++) {
-                assertThat(back.getFloat(i * 4)).isEqualTo(i - 100f);
-            }
+            assertHolds(recv, count, i -> i - 100f);
             // A body that fails mid-capture ends the capture: the next plain call still works.
             assertThatThrownBy(() -> nccl.graphTimeNanos(() -> comm.allReduce(send, recv, count * 2L,
                     DataType.FLOAT32, ReduceOp.SUM), 1)).isInstanceOf(CommException.class);
             comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
             assertThatThrownBy(() -> nccl.graphTimeNanos(() -> { }, 0)).hasMessageContaining("at least 1");
+        }
+    }
+
+    @Test
+    void bareAllReducesOfTheJniColumnAreTimedOnTheHostAndSumAsTheCommunicatorDoes() {
+        int count = 256;
+        try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
+            upload(send, count, i -> 3 * i + 0.25f);
+
+            long nanos = ((NcclCommunicator) comm).bareAllReduceHostNanos(send, recv, count, 20);
+
+            assertThat(nanos).isPositive();
+            assertHolds(recv, count, i -> 3 * i + 0.25f);
+            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
         }
     }
 
@@ -148,6 +145,27 @@ class NcclCommunicatorGpuTest {
             assertThatThrownBy(() -> comm.broadcast(small, small, 1, DataType.FLOAT32, 3))
                     .hasMessageContaining("root 3");
             assertThatThrownBy(() -> comm.send(small, 1, DataType.FLOAT32, 0)).hasMessageContaining("sendRecv");
+        }
+    }
+
+    /** The float at each index of a test pattern. */
+    private interface Pattern {
+        float at(int i);
+    }
+
+    private static void upload(CommBuffer buffer, int count, Pattern pattern) {
+        ByteBuffer host = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < count; i++) {
+            host.putFloat(pattern.at(i));
+        }
+        buffer.copyFromHost(host.flip(), 0);
+    }
+
+    private static void assertHolds(CommBuffer buffer, int count, Pattern pattern) {
+        ByteBuffer back = ByteBuffer.allocateDirect(count * 4).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.copyToHost(back, 0);
+        for (int i = 0; i < count; i++) {
+            assertThat(back.getFloat(i * 4)).as("element %d", i).isEqualTo(pattern.at(i));
         }
     }
 }

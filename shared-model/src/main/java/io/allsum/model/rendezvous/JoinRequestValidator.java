@@ -4,11 +4,9 @@ import io.allsum.model.Backend;
 import io.allsum.model.Protocol;
 import io.allsum.model.problem.Violation;
 
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Checks a {@link JoinRequest} against protocol v1 (docs/protocol.md) and returns every violation, each naming its
@@ -22,9 +20,6 @@ public final class JoinRequestValidator {
      */
     public static final long MAX_LAST_GENERATION = 1L << 62;
     private static final int MAX_FREE_TEXT_LENGTH = 256;
-    private static final Pattern HOST_NAME = Pattern.compile(
-            "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
-    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
     private final int maxWorldSize;
 
@@ -155,7 +150,7 @@ public final class JoinRequestValidator {
             }
             return;
         }
-        String problem = endpointProblem(endpoint);
+        String problem = Endpoint.problem(endpoint);
         if (problem != null) {
             violations.add(new Violation("endpoint", problem));
         }
@@ -163,55 +158,7 @@ public final class JoinRequestValidator {
 
     /** Whether {@code endpoint} is {@code host:port}, {@code ipv4:port} or {@code [ipv6]:port}. */
     public static boolean isValidEndpoint(String endpoint) {
-        return endpoint != null && endpointProblem(endpoint) == null;
-    }
-
-    private static String endpointProblem(String endpoint) {
-        if (endpoint.length() > MAX_FREE_TEXT_LENGTH) {
-            return "must be at most " + MAX_FREE_TEXT_LENGTH + " characters";
-        }
-        String host;
-        String port;
-        if (endpoint.startsWith("[")) {
-            int close = endpoint.indexOf(']');
-            if (close < 0 || close + 1 >= endpoint.length() || endpoint.charAt(close + 1) != ':') {
-                return "must be [ipv6]:port, got '" + endpoint + "'";
-            }
-            host = endpoint.substring(1, close);
-            port = endpoint.substring(close + 2);
-            if (!isIpv6Literal(host)) {
-                return "has an invalid IPv6 address '" + host + "'";
-            }
-        } else {
-            int colon = endpoint.lastIndexOf(':');
-            if (colon < 0) {
-                return "must be host:port, got '" + endpoint + "'";
-            }
-            host = endpoint.substring(0, colon);
-            port = endpoint.substring(colon + 1);
-            if (host.indexOf(':') >= 0) {
-                return "must put an IPv6 address in brackets, as [addr]:port, got '" + endpoint + "'";
-            }
-            if (!HOST_NAME.matcher(host).matches()) {
-                return "has an invalid host '" + host + "'";
-            }
-        }
-        if (!PORT.matcher(port).matches() || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
-            return "must end in a port from 1 to 65535, got '" + port + "'";
-        }
-        return null;
-    }
-
-    private static boolean isIpv6Literal(String host) {
-        if (host.isEmpty() || host.indexOf(':') < 0) {
-            return false;
-        }
-        try {
-            // ofLiteral parses without any name lookup.
-            return InetAddress.ofLiteral(host) != null;
-        } catch (IllegalArgumentException notALiteral) {
-            return false;
-        }
+        return endpoint != null && Endpoint.problem(endpoint) == null;
     }
 
     private static void checkFreeText(String field, String value, List<Violation> violations) {

@@ -8,6 +8,7 @@ import io.allsum.model.problem.ProblemCode;
 import io.allsum.model.jobs.JobAssignment;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.model.rendezvous.Endpoint;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.model.validate.RankPlace;
@@ -417,10 +418,8 @@ public class WorkerAgent implements SmartLifecycle {
      */
     private RankPlace place(int rank, Member member) {
         boolean self = rank == props.rank();
-        String endpoint = member != null ? member.endpoint() : null;
-        String host = endpoint != null && endpoint.lastIndexOf(':') > 0
-                ? endpoint.substring(0, endpoint.lastIndexOf(':'))
-                : member != null && member.host() != null ? member.host() : self ? hostName : "rank-" + rank;
+        String host = Endpoint.tryParse(member != null ? member.endpoint() : null).map(Endpoint::host)
+                .orElse(member != null && member.host() != null ? member.host() : self ? hostName : "rank-" + rank);
         String device = member != null && member.device() != null ? member.device()
                 : self && props.device() != null ? props.device() : factory.backend() == Backend.RING ? "cpu" : "gpu";
         return new RankPlace(rank, host, device);
