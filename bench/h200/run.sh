@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests lineup pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -426,15 +426,6 @@ stamped() {
   local s; s=$(date +%s%N)
   "$@" 2>&1 | while IFS= read -r l; do printf '%7d ms  %s\n' $(( ($(date +%s%N) - s) / 1000000 )) "$l"; done
   echo "# exit ${PIPESTATUS[0]}"
-}
-
-part_lineup() { # what lining the ranks up inside timeNanos buys on the job path (2 reps each, interleaved)
-  local n=${N:-$(nvidia-smi -L | wc -l)} rep
-  for rep in 1 2; do
-    echo "## rep $rep: job path, line-up on (default)"; allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
-    echo "## rep $rep: job path, -Dallsum.nccl.lineUp=false"
-    ALLSUM_JAVA_OPTS=-Dallsum.nccl.lineUp=false allsum --backend nccl --ranks $n -b 8 -e 1M -f 2 -n 50 -w 10 --timeout 300 2>&1 | grep -E '^ +[0-9]'
-  done
 }
 
 part_burst1() { # issue 13: does a burst of JVM start-ups just before a sweep put it in the host's slow state?

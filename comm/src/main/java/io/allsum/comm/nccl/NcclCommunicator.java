@@ -108,8 +108,6 @@ public final class NcclCommunicator implements Communicator {
     /** Spin this long on a wait before parking: small collectives finish in microseconds. */
     private static final long SPIN_NANOS = 2_000_000;
     private static final long PARK_NANOS = 20_000;
-    /** -Dallsum.nccl.lineUp=false leaves the ranks' line-up out of timeNanos (for measuring what it buys). */
-    private static final boolean LINE_UP = !"false".equals(System.getProperty("allsum.nccl.lineUp"));
     private static final VarHandle NATIVE_CALLS;
 
     static {
@@ -576,7 +574,7 @@ public final class NcclCommunicator implements Communicator {
         String phase = "time";
         ensureUsable(phase);
         return gpu.call(phase, rank, operationTimeout.plus(HANDOFF_GRACE), () -> {
-            if (LINE_UP && size > 1 && !enqueueOnly) {
+            if (size > 1 && !enqueueOnly) {
                 enqueueBarrier(phase);
                 awaitWork(phase, null, deadline());
             }
@@ -633,7 +631,7 @@ public final class NcclCommunicator implements Communicator {
                 Nccl.checkCuda(cudaGraphInstantiate(exec, graph, 0L), phase, rank, "cudaGraphInstantiate");
                 Nccl.checkCuda(cudaGraphLaunch(exec, stream), phase, rank, "cudaGraphLaunch");
                 awaitWork(phase, null, deadline());
-                if (LINE_UP && size > 1) {
+                if (size > 1) {
                     enqueueBarrier(phase);
                     awaitWork(phase, null, deadline());
                 }
