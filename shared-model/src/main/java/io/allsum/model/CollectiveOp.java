@@ -3,10 +3,11 @@ package io.allsum.model;
 import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
- * The collectives a job can run, each described once, as nccl-tests' {@code testColl} does: how a size in bytes
+ * The collectives a job can run, with the facts of each that need no communicator: how a size in bytes
  * becomes the call's element counts ({@link #shape}), the bus-bandwidth factor (nccl-tests' doc/PERFORMANCE.md:
  * busbw = algbw x factor(n)), whether it reduces, has a root, or runs in place. A size is the op's whole buffer as
- * nccl-tests counts it: the gathered output of all-gather, the full input of reduce-scatter.
+ * nccl-tests counts it: the gathered output of all-gather, the full input of reduce-scatter. How each runs on a
+ * communicator, and what it computes, is comm's {@code io.allsum.comm.Collective}.
  */
 public enum CollectiveOp implements WireEnum {
     ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE,

@@ -28,10 +28,9 @@ import java.util.function.Supplier;
  * caught), run one more call and count the elements that differ from the exact expected result (nccl-tests'
  * #wrong). Every rank of the group must run the same spec in the same order.
  * <p>
- * In-place follows NCCL: one buffer; all-gather reads this rank's input at element offset rank x count of it and
- * reduce-scatter leaves this rank's result there. Send/recv has no in-place form (a rank would overwrite what it
- * still has to send), so it always uses two buffers. Reduce is verified on the root only; the other ranks report
- * 0 wrong. A {@link io.allsum.comm.CommException} propagates unchanged, after the error is metered.
+ * Each op is called, filled and checked through its {@link Collective}: in place one buffer (send/recv has no
+ * in-place form, so it always uses two); a rank the op gives no output (reduce off the root) reports 0 wrong. A
+ * {@link io.allsum.comm.CommException} propagates unchanged, after the error is metered.
  * <p>
  * Each {@link RankSizeResult} holds, like an nccl-tests row: {@code bytes}, the op's whole buffer (the gathered
  * output of all-gather, the full input of reduce-scatter); {@code count}, the element count passed to the call
