@@ -3,6 +3,7 @@ package io.allsum.model;
 import io.allsum.model.jobs.SizeResult;
 import org.junit.jupiter.api.Test;
 
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,6 +19,22 @@ class CollectiveOpTest {
         assertThat(CollectiveOp.ALL_REDUCE.shape(4, 100, 3)).isEqualTo(new CollectiveOp.Shape(100, 25, 25, 25));
         assertThat(CollectiveOp.ALL_GATHER.granuleElements(3)).isEqualTo(3);
         assertThat(CollectiveOp.BROADCAST.granuleElements(3)).isEqualTo(1);
+    }
+
+    @Test
+    void everyOpStatesTheFactsOfNcclTests() {
+        assertThat(EnumSet.allOf(CollectiveOp.class).stream().filter(CollectiveOp::reduces))
+                .containsExactlyInAnyOrder(CollectiveOp.ALL_REDUCE, CollectiveOp.REDUCE_SCATTER, CollectiveOp.REDUCE);
+        assertThat(EnumSet.allOf(CollectiveOp.class).stream().filter(CollectiveOp::rooted))
+                .containsExactlyInAnyOrder(CollectiveOp.BROADCAST, CollectiveOp.REDUCE);
+        assertThat(EnumSet.allOf(CollectiveOp.class).stream().filter(op -> !op.runsInPlace()))
+                .containsExactly(CollectiveOp.SEND_RECV);
+        // PERFORMANCE.md there, n = 4: all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, the rest 1.
+        assertThat(EnumSet.allOf(CollectiveOp.class).stream().map(op -> op.busBandwidthFactor(4)))
+                .containsExactly(1.5, 0.75, 0.75, 1.0, 1.0, 1.0);
+        assertThat(CollectiveOp.SEND_RECV.shape(4, 100, 3)).isEqualTo(new CollectiveOp.Shape(100, 25, 25, 25));
+        assertThat(CollectiveOp.REDUCE_SCATTER.granuleElements(3)).isEqualTo(3);
+        assertThat(CollectiveOp.REDUCE.granuleElements(3)).isEqualTo(1);
     }
 
     @Test

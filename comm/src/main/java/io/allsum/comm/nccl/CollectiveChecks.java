@@ -1,18 +1,22 @@
 package io.allsum.comm.nccl;
 
+import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
+import io.allsum.comm.Collective;
 import io.allsum.comm.CommBuffer;
 import io.allsum.comm.Communicator;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
 /**
- * Every collective x every dtype (x every reduction op where the op reduces), out-of-place and in-place, on a
- * communicator of world size 1, compared byte for byte with {@link Elements}' host reference.
+ * Every {@link Collective} x every dtype (x every reduction op where the op reduces), out-of-place and, where the
+ * op has that form, in-place, on a communicator of world size 1, compared byte for byte with {@link Elements}' host
+ * reference.
  */
 final class CollectiveChecks {
 
@@ -32,26 +36,16 @@ final class CollectiveChecks {
         }
         List<Result> results = new ArrayList<>();
         for (DataType type : DataType.values()) {
-            for (ReduceOp op : ReduceOp.values()) {
-                for (boolean inPlace : new boolean[] {false, true}) {
-                    results.add(check(comm, "all_reduce " + op, type, inPlace, count,
-                            (s, r) -> comm.allReduce(s, r, count, type, op), op));
-                    results.add(check(comm, "reduce_scatter " + op, type, inPlace, count,
-                            (s, r) -> comm.reduceScatter(s, r, count, type, op), op));
-                    results.add(check(comm, "reduce " + op, type, inPlace, count,
-                            (s, r) -> comm.reduce(s, r, count, type, op, 0), op));
+            for (Collective collective : Collective.values()) {
+                CollectiveOp op = collective.op();
+                List<ReduceOp> redops = op.reduces() ? List.of(ReduceOp.values()) : Collections.singletonList(null);
+                for (ReduceOp redop : redops) {
+                    for (boolean inPlace : op.runsInPlace() ? new boolean[] {false, true} : new boolean[] {false}) {
+                        results.add(check(comm, collective, redop, type, inPlace, count));
+                    }
                 }
             }
-            for (boolean inPlace : new boolean[] {false, true}) {
-                results.add(check(comm, "all_gather", type, inPlace, count,
-                        (s, r) -> comm.allGather(s, r, count, type), null));
-                results.add(check(comm, "broadcast", type, inPlace, count,
-                        (s, r) -> comm.broadcast(s, r, count, type, 0), null));
-            }
-            results.add(check(comm, "send_recv", type, false, count,
-                    (s, r) -> comm.sendRecv(s, 0, r, 0, count, type), null));
-            results.add(check(comm, "all_reduce sum (zero elements)", type, false, 0,
-                    (s, r) -> comm.allReduce(s, r, 0, type, ReduceOp.SUM), ReduceOp.SUM));
+            results.add(check(comm, Collective.ALL_REDUCE, ReduceOp.SUM, type, false, 0));
         }
         try {
             comm.barrier();
@@ -62,33 +56,31 @@ final class CollectiveChecks {
         return results;
     }
 
-    private interface Op {
-        void run(CommBuffer send, CommBuffer recv);
-    }
-
     /** An unsupported combination must fail with a clear CommException and leave the communicator usable. */
-    private static Result expectRefusal(Communicator comm, String name, Op op, int count, DataType type) {
+    private static Result expectRefusal(Communicator comm, String name, Collective collective, ReduceOp redop,
+                                        int count, DataType type) {
         try (CommBuffer buffer = comm.allocate((long) count * type.bytes())) {
-            op.run(buffer, buffer);
+            collective.bind(comm, buffer, buffer, count, type, redop, 0).run();
             return new Result(name + " (expected a refusal)", 0, "NCCL accepted an unsupported combination");
         } catch (io.allsum.comm.CommException e) {
             return new Result(name + " (refused: " + e.getMessage() + ")", 0, null);
         }
     }
 
-    private static Result check(Communicator comm, String opName, DataType type, boolean inPlace, int count, Op op,
-                                ReduceOp reduceOp) {
-        String name = opName + " " + type + (inPlace ? " in-place" : " out-of-place");
-        if (reduceOp != null && Nccl.unsupportedOpReason(type, reduceOp) != null) {
-            return expectRefusal(comm, name, op, count, type);
+    /** One call on rank 0 of 1, its inputs and expected outputs where the collective's blocks put them. */
+    private static Result check(Communicator comm, Collective collective, ReduceOp redop, DataType type,
+                                boolean inPlace, int count) {
+        String name = collective.op() + (redop != null ? " " + redop : "") + (count == 0 ? " (zero elements)" : "")
+                + " " + type + (inPlace ? " in-place" : " out-of-place");
+        if (redop != null && Nccl.unsupportedOpReason(type, redop) != null) {
+            return expectRefusal(comm, name, collective, redop, count, type);
         }
-        long bytes = (long) count * type.bytes();
+        int width = type.bytes();
+        long bytes = (long) count * width;
         double[] input = Elements.pattern(type, count, 1);
-        double[] expected = reduceOp == null ? input : Elements.reduce(reduceOp, type, Collections.singletonList(input));
-        ByteBuffer inputBytes = Elements.encode(type, input);
-        ByteBuffer expectedBytes = Elements.encode(type, expected);
+        double[] reduced = redop == null ? null : Elements.reduce(redop, type, Collections.singletonList(input));
+        Collective.Placement placement = new Collective.Placement(0, 1, 0, count, inPlace);
         try (CommBuffer send = comm.allocate(bytes); CommBuffer recv = inPlace ? null : comm.allocate(bytes)) {
-            send.copyFromHost(inputBytes.duplicate(), 0);
             CommBuffer target = inPlace ? send : recv;
             if (!inPlace) {
                 // A sentinel that no reference value has, so an untouched output cannot pass.
@@ -98,12 +90,28 @@ final class CollectiveChecks {
                 }
                 recv.copyFromHost(sentinel.flip(), 0);
             }
-            op.run(send, target);
+            for (Collective.Block b : collective.inputs(placement)) {
+                (b.recv() ? target : send).copyFromHost(encoded(type, input, b), b.offset() * width);
+            }
+            collective.bind(comm, send, target, count, type, redop, 0).run();
             ByteBuffer actual = ByteBuffer.allocateDirect((int) bytes);
             target.copyToHost(actual, 0);
-            return new Result(name, Elements.countWrong(type, expectedBytes, actual.flip()), null);
+            long wrong = 0;
+            for (Collective.Block b : collective.outputs(placement)) {
+                // World size 1: every source is this rank's input or its reduction.
+                ByteBuffer expected = encoded(type, b.source() == Collective.Block.REDUCED ? reduced : input, b);
+                wrong += Elements.countWrong(type, expected, actual.slice((int) (b.offset() * width),
+                        (int) (b.elements() * width)));
+            }
+            return new Result(name, wrong, null);
         } catch (RuntimeException e) {
             return new Result(name, 0, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
+    }
+
+    /** The bytes of a block's source elements. */
+    private static ByteBuffer encoded(DataType type, double[] values, Collective.Block b) {
+        int from = (int) b.sourceOffset();
+        return Elements.encode(type, Arrays.copyOfRange(values, from, from + (int) b.elements()));
     }
 }

@@ -7,6 +7,7 @@ import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.problem.Violation;
 import io.allsum.model.jobs.RankSizeResult;
+import io.allsum.comm.Collective;
 import io.allsum.comm.CommBuffer;
 import io.allsum.comm.Communicator;
 
@@ -27,10 +28,9 @@ import java.util.function.Supplier;
  * caught), run one more call and count the elements that differ from the exact expected result (nccl-tests'
  * #wrong). Every rank of the group must run the same spec in the same order.
  * <p>
- * In-place follows NCCL: one buffer; all-gather reads this rank's input at element offset rank x count of it and
- * reduce-scatter leaves this rank's result there. Send/recv has no in-place form (a rank would overwrite what it
- * still has to send), so it always uses two buffers. Reduce is verified on the root only; the other ranks report
- * 0 wrong. A {@link io.allsum.comm.CommException} propagates unchanged, after the error is metered.
+ * Each op is called, filled and checked through its {@link Collective}: in place one buffer (send/recv has no
+ * in-place form, so it always uses two); a rank the op gives no output (reduce off the root) reports 0 wrong. A
+ * {@link io.allsum.comm.CommException} propagates unchanged, after the error is metered.
  * <p>
  * Each {@link RankSizeResult} holds, like an nccl-tests row: {@code bytes}, the op's whole buffer (the gathered
  * output of all-gather, the full input of reduce-scatter); {@code count}, the element count passed to the call
@@ -219,9 +219,10 @@ public final class CollectiveJobRunner implements JobRunner {
         private final int width;
         private final int rank;
         private final int worldSize;
+        private final Collective collective;
         private final long[] ownInputs;
-        private long[] rootInputs;
-        private long[] previousRankInputs;
+        private int otherRank = -1;
+        private long[] otherInputs;
 
         SizeRunner(Communicator comm, JobSpec job, VerificationPattern pattern, ByteBuffer staging, CommBuffer send,
                    CommBuffer recv) {
@@ -235,13 +236,17 @@ public final class CollectiveJobRunner implements JobRunner {
             this.width = type.bytes();
             this.rank = comm.rank();
             this.worldSize = comm.size();
+            this.collective = Collective.of(job.op());
             this.ownInputs = pattern.inputTable(rank);
         }
 
         Outcome run(CollectiveOp.Shape shape) {
-            write(inputs(shape), false);
+            Runnable call = collective.bind(comm, send, recv, shape.count(), type, job.redop(), job.root());
+            Collective.Placement placement = new Collective.Placement(rank, worldSize, job.root(), shape.count(),
+                    send == recv);
+            write(segments(collective.inputs(placement)), false);
             for (int i = 0; i < job.warmupIterations(); i++) {
-                call(shape);
+                call.run();
             }
             int iterations = job.iterations();
             // Like nccl-tests: line the ranks up before timing, so that one rank's slower set-up (filling, the
@@ -249,15 +254,15 @@ public final class CollectiveJobRunner implements JobRunner {
             comm.barrier();
             long nanos = comm.timeNanos(() -> {
                 for (int i = 0; i < iterations; i++) {
-                    call(shape);
+                    call.run();
                 }
             });
             long wrong = -1;
             if (job.verify()) {
-                List<Segment> outputs = outputs(shape);
+                List<Segment> outputs = segments(collective.outputs(placement));
                 write(outputs, true);
-                write(inputs(shape), false);
-                call(shape);
+                write(segments(collective.inputs(placement)), false);
+                call.run();
                 wrong = 0;
                 for (Segment output : outputs) {
                     wrong += countWrong(output);
@@ -266,68 +271,32 @@ public final class CollectiveJobRunner implements JobRunner {
             return new Outcome((double) nanos / iterations, wrong);
         }
 
-        private void call(CollectiveOp.Shape shape) {
-            long count = shape.count();
-            switch (job.op()) {
-                case ALL_REDUCE -> comm.allReduce(send, recv, count, type, job.redop());
-                case ALL_GATHER -> comm.allGather(send, recv, count, type);
-                case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, job.redop());
-                case BROADCAST -> comm.broadcast(send, recv, count, type, job.root());
-                case REDUCE -> comm.reduce(send, recv, count, type, job.redop(), job.root());
-                case SEND_RECV -> comm.sendRecv(send, (rank + 1) % worldSize, recv,
-                        (rank - 1 + worldSize) % worldSize, count, type);
+        /** The descriptor's blocks on this job's buffers, each with the pattern table its values come from. */
+        private List<Segment> segments(List<Collective.Block> blocks) {
+            List<Segment> segments = new ArrayList<>(blocks.size());
+            for (Collective.Block b : blocks) {
+                boolean reduced = b.source() == Collective.Block.REDUCED;
+                int source = b.source();
+                Supplier<long[]> table = reduced ? pattern::reducedTable : () -> inputTable(source);
+                segments.add(new Segment(b.recv() ? recv : send, b.offset(), b.elements(), table, b.sourceOffset(),
+                        reduced ? pattern.toleranceTable() : null));
             }
+            return segments;
         }
 
-        /** Where this rank's inputs go (for in-place ops the one buffer: send == recv). */
-        private List<Segment> inputs(CollectiveOp.Shape shape) {
-            long c = shape.count();
-            Supplier<long[]> own = () -> ownInputs;
-            return switch (job.op()) {
-                case ALL_REDUCE, REDUCE, SEND_RECV -> List.of(new Segment(send, 0, c, own, 0, null));
-                case REDUCE_SCATTER -> List.of(new Segment(send, 0, c * worldSize, own, 0, null));
-                case ALL_GATHER -> List.of(new Segment(send, send == recv ? rank * c : 0, c, own, 0, null));
-                case BROADCAST -> rank == job.root() ? List.of(new Segment(send, 0, c, own, 0, null)) : List.of();
-            };
-        }
-
-        /** Where this rank's results land and what they must be. */
-        private List<Segment> outputs(CollectiveOp.Shape shape) {
-            long c = shape.count();
-            Supplier<long[]> reduced = pattern::reducedTable;
-            double[] tolerance = job.op().reduces() ? pattern.toleranceTable() : null;
-            return switch (job.op()) {
-                case ALL_REDUCE -> List.of(new Segment(recv, 0, c, reduced, 0, tolerance));
-                case REDUCE -> rank == job.root() ? List.of(new Segment(recv, 0, c, reduced, 0, tolerance)) : List.of();
-                case REDUCE_SCATTER ->
-                        List.of(new Segment(recv, send == recv ? rank * c : 0, c, reduced, rank * c, tolerance));
-                case BROADCAST -> List.of(new Segment(recv, 0, c, this::rootInputs, 0, null));
-                case SEND_RECV -> List.of(new Segment(recv, 0, c, this::previousRankInputs, 0, null));
-                case ALL_GATHER -> {
-                    List<Segment> blocks = new ArrayList<>(worldSize);
-                    for (int q = 0; q < worldSize; q++) {
-                        int source = q;
-                        // Built when checked and dropped after, so memory stays flat however many ranks there are.
-                        Supplier<long[]> table = source == rank ? () -> ownInputs : () -> pattern.inputTable(source);
-                        blocks.add(new Segment(recv, q * c, c, table, 0, null));
-                    }
-                    yield blocks;
-                }
-            };
-        }
-
-        private long[] rootInputs() {
-            if (rootInputs == null) {
-                rootInputs = pattern.inputTable(job.root());
+        /**
+         * Rank {@code source}'s inputs: this rank's are kept, one other rank's at a time are cached, so memory stays
+         * flat however many ranks an output gathers from.
+         */
+        private long[] inputTable(int source) {
+            if (source == rank) {
+                return ownInputs;
             }
-            return rootInputs;
-        }
-
-        private long[] previousRankInputs() {
-            if (previousRankInputs == null) {
-                previousRankInputs = pattern.inputTable((rank - 1 + worldSize) % worldSize);
+            if (source != otherRank) {
+                otherInputs = pattern.inputTable(source);
+                otherRank = source;
             }
-            return previousRankInputs;
+            return otherInputs;
         }
 
         /** Writes each segment's pattern values, or their complement when {@code poison} is set. */
