@@ -28,7 +28,8 @@ class CollectiveJobRunnerTest {
     /** 1, 3, 9, 27, 81 bytes requested: after rounding, empty sizes and counts not divisible by the world size. */
     /** {@code root} applies to rooted ops only: the others take the default, as the server's rules require. */
     private static JobSpec sweep(CollectiveOp op, DataType type, ReduceOp redop, int root, boolean inPlace) {
-        return new JobSpec(op, type, redop, op.rooted() ? root : 0, 1L, 200L, 3, 2, 1, inPlace, true, null);
+        return JobSpec.builder().collective(op, type, redop).root(op.rooted() ? root : 0).sizes(1L, 200L).stepFactor(3)
+                .iterations(2, 1).inPlace(inPlace).build();
     }
 
     private static List<ReduceOp> redopsOf(CollectiveOp op) {
@@ -81,8 +82,8 @@ class CollectiveJobRunnerTest {
     @Test
     void sizesBeyondOnePatternPeriodAndOneStagingChunkVerify() {
         long bytes = (5L << 20) + 12;
-        JobSpec spec = new JobSpec(CollectiveOp.REDUCE_SCATTER, DataType.FLOAT32, ReduceOp.SUM, 0, bytes, bytes, 2,
-                1, 0, true, true, null);
+        JobSpec spec = JobSpec.builder().collective(CollectiveOp.REDUCE_SCATTER, DataType.FLOAT32, ReduceOp.SUM)
+                .size(bytes).iterations(1, 0).inPlace(true).build();
 
         List<List<RankSizeResult>> perRank = Ranks.onEveryRank(3,
                 comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));
@@ -130,8 +131,8 @@ class CollectiveJobRunnerTest {
                 continue;
             }
             for (int n : new int[]{2, 3, 4, 5, 6, 7, 8}) {
-                JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, type, ReduceOp.AVG, 0, 64L, 4096L, 4, 1, 0,
-                        false, true, null);
+                JobSpec spec = JobSpec.builder().collective(CollectiveOp.ALL_REDUCE, type, ReduceOp.AVG)
+                        .sizes(64L, 4096L).stepFactor(4).iterations(1, 0).build();
                 List<List<RankSizeResult>> perRank = Ranks.onEveryRank(new InMemoryCommunicator.World(n, true),
                         UnaryOperator.identity(),
                         comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));
@@ -148,8 +149,8 @@ class CollectiveJobRunnerTest {
         for (DataType type : List.of(DataType.FLOAT8_E4M3, DataType.FLOAT8_E5M2, DataType.BFLOAT16, DataType.INT8)) {
             for (ReduceOp redop : ReduceOp.values()) {
                 for (int n : new int[]{5, 8, 9, 12}) {
-                    JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, type, redop, 0, 512L, 512L, 2, 1, 0,
-                            false, true, null);
+                    JobSpec spec = JobSpec.builder().collective(CollectiveOp.ALL_REDUCE, type, redop).size(512L)
+                            .iterations(1, 0).build();
                     Ranks.onEveryRank(n, comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE))
                             .stream().flatMap(List::stream).filter(r -> r.wrongElements() != 0)
                             .forEach(r -> failures.add(type + " " + redop + " n=" + n + ": " + r));
@@ -161,8 +162,8 @@ class CollectiveJobRunnerTest {
 
     @Test
     void resultsLeftByTheTimedCallsDoNotPassForAVerificationCallThatWritesNothing() {
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.INT32, ReduceOp.SUM, 0, 64L, 64L, 2, 2, 1,
-                false, true, null);
+        JobSpec spec = JobSpec.builder().collective(CollectiveOp.ALL_REDUCE, DataType.INT32, ReduceOp.SUM).size(64L)
+                .iterations(2, 1).build();
         AtomicInteger calls = new AtomicInteger();
         Communicator lazy = new FaultyCommunicator(new InMemoryCommunicator.World(1, false).communicator(0), 0) {
             @Override
@@ -182,8 +183,7 @@ class CollectiveJobRunnerTest {
 
     @Test
     void unverifiedSizesReportMinusOneWrongElements() {
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 8L, 64L, 2, 2, 1,
-                false, false, null);
+        JobSpec spec = JobSpec.builder().sizes(8L, 64L).iterations(2, 1).verify(false).build();
 
         List<RankSizeResult> results = Ranks.onEveryRank(2,
                 comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE)).getFirst();
@@ -194,8 +194,8 @@ class CollectiveJobRunnerTest {
     @Test
     void allocatesOnceAtTheLargestSizeAndFreesEveryBuffer() {
         InMemoryCommunicator.World outOfPlace = new InMemoryCommunicator.World(2, false);
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 8L, 1024L, 2, 1, 0,
-                false, true, null);
+        JobSpec spec = JobSpec.builder().collective(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM)
+                .sizes(8L, 1024L).iterations(1, 0).build();
         Ranks.onEveryRank(outOfPlace, UnaryOperator.identity(),
                 comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));
 
@@ -205,8 +205,8 @@ class CollectiveJobRunnerTest {
         assertThat(outOfPlace.openBuffers).hasValue(0);
 
         InMemoryCommunicator.World inPlace = new InMemoryCommunicator.World(2, false);
-        JobSpec inPlaceSpec = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 8L, 1024L, 2, 1,
-                0, true, true, null);
+        JobSpec inPlaceSpec = JobSpec.builder().collective(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM)
+                .sizes(8L, 1024L).iterations(1, 0).inPlace(true).build();
         Ranks.onEveryRank(inPlace, UnaryOperator.identity(),
                 comm -> new CollectiveJobRunner().run(comm, inPlaceSpec, ProgressListener.NONE));
 
@@ -234,8 +234,7 @@ class CollectiveJobRunnerTest {
     @Test
     void cancellationStopsBetweenSizes() {
         Communicator comm = new InMemoryCommunicator.World(1, false).communicator(0);
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 8L, 1024L, 2, 1, 0,
-                false, true, null);
+        JobSpec spec = JobSpec.builder().sizes(8L, 1024L).iterations(1, 0).build();
         AtomicInteger completed = new AtomicInteger();
         ProgressListener counting = new ProgressListener() {
             @Override
@@ -266,8 +265,8 @@ class CollectiveJobRunnerTest {
     @Test
     void progressListenerHearsEverySizeInOrder() {
         Communicator comm = new InMemoryCommunicator.World(1, false).communicator(0);
-        JobSpec spec = new JobSpec(CollectiveOp.BROADCAST, DataType.UINT8, ReduceOp.SUM, 0, 1L, 16L, 4, 1, 0,
-                false, true, null);
+        JobSpec spec = JobSpec.builder().collective(CollectiveOp.BROADCAST, DataType.UINT8, ReduceOp.SUM).sizes(1L, 16L)
+                .stepFactor(4).iterations(1, 0).build();
         List<String> events = new ArrayList<>();
         ProgressListener recording = new ProgressListener() {
             @Override
@@ -334,12 +333,12 @@ class CollectiveJobRunnerTest {
         InMemoryCommunicator.World world = new InMemoryCommunicator.World(4, false);
         // 12 B of int32: one element each for 3 kept ranks, none for all 4; the root, rank 3, is the third kept rank
         List<JobSpec> specs = List.of(
-                new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 12L, 12L, 2, 1, 0, false, true,
-                        null, null, null, List.of(1)),
-                new JobSpec(CollectiveOp.BROADCAST, DataType.INT32, ReduceOp.SUM, 3, 12L, 12L, 2, 1, 0, false, true,
-                        null, null, null, List.of(1)),
-                new JobSpec(CollectiveOp.SEND_RECV, DataType.FLOAT32, ReduceOp.SUM, 0, 8L, 64L, 2, 1, 0, false, true,
-                        null, null, null, List.of(1)));
+                JobSpec.builder().collective(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM).size(12L)
+                        .iterations(1, 0).excludeRanks(List.of(1)).build(),
+                JobSpec.builder().collective(CollectiveOp.BROADCAST, DataType.INT32, ReduceOp.SUM).root(3).size(12L)
+                        .iterations(1, 0).excludeRanks(List.of(1)).build(),
+                JobSpec.builder().collective(CollectiveOp.SEND_RECV, DataType.FLOAT32, ReduceOp.SUM).sizes(8L, 64L)
+                        .iterations(1, 0).excludeRanks(List.of(1)).build());
         for (JobSpec spec : specs) {
             List<List<RankSizeResult>> perRank = Ranks.onEveryRank(world, UnaryOperator.identity(),
                     comm -> new CollectiveJobRunner().run(comm, spec, ProgressListener.NONE));

@@ -27,8 +27,7 @@ class CollectiveMetersTest {
     @Test
     void everyTimedSizeIsRecordedWithBoundedTags() {
         List<SimpleMeterRegistry> registries = List.of(new SimpleMeterRegistry(), new SimpleMeterRegistry());
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 96L, 96L << 10, 1024,
-                3, 1, false, true, null);
+        JobSpec spec = JobSpec.builder().sizes(96L, 96L << 10).stepFactor(1024).iterations(3, 1).build();
 
         Ranks.onEveryRank(2, comm -> new CollectiveJobRunner(new CollectiveMeters(registries.get(comm.rank())), Long.MAX_VALUE)
                 .run(comm, spec, ProgressListener.NONE));

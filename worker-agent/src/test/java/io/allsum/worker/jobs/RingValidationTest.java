@@ -25,8 +25,8 @@ class RingValidationTest {
     @ParameterizedTest(name = "sharedMemory={0}")
     @ValueSource(booleans = {true, false})
     void fourRingRanksMeasureEveryPairBothWaysAndTheSweepVerifies(boolean sharedMemory) {
-        JobSpec spec = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, 64L << 10, 8,
-                2, 1, false, true, 60, new ValidationSpec(1L << 20, 256L << 10, 3, null, null, null));
+        JobSpec spec = JobSpec.builder().sizes(1024L, 64L << 10).stepFactor(8).iterations(2, 1).timeoutSeconds(60)
+                .validation(new ValidationSpec(1L << 20, 256L << 10, 3, null, null, null)).build();
         try (RingCluster cluster = new RingCluster(4, RingSettings.DEFAULTS.withSharedMemory(sharedMemory))
                 .start(1)) {
             List<ValidationRunner.Outcome> outcomes = cluster.onEveryRank(rank -> new ValidationRunner(

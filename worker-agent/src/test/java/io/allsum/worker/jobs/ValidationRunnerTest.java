@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ValidationRunnerTest {
 
     static JobSpec validation(long maxBytes) {
-        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 1024L, maxBytes, 4, 2, 1,
-                false, true, 60, new ValidationSpec(64L << 10, 16L << 10, 2, null, null, null));
+        return JobSpec.builder().sizes(1024L, maxBytes).stepFactor(4).iterations(2, 1).timeoutSeconds(60)
+                .validation(new ValidationSpec(64L << 10, 16L << 10, 2, null, null, null)).build();
     }
 
     @Test
