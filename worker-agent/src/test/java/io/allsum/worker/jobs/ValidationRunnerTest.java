@@ -1,8 +1,5 @@
 package io.allsum.worker.jobs;
 
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.validate.RankValidation;
 import io.allsum.model.validate.ValidationSpec;
