@@ -98,10 +98,10 @@ final class ClusterRun {
         String groupName = target.group != null ? target.group : AllsumCommand.LOCAL_GROUP;
         progress.event("starting the server and " + plan.ranks() + " " + plan.backend() + " ranks ("
                 + layout.description() + ")");
-        // ALLSUM_AOT=off runs the fat jars as they are (to measure what the AOT caches buy, or to rule them out).
-        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
+        // --keep leaves a cluster to talk to: its workers serve their HTTP ports.
         LocalCluster cluster = LocalCluster.start(layout, plan.backend(), plan.ranks(), plan.devices(), groupName,
-                new LocalCluster.Options(aot, shape.keep(), deadline, progress::event, shape.shareJvm()));
+                LocalCluster.Options.forCommand(deadline, progress::event).withWorkerHttp(shape.keep())
+                        .withOneWorkerJvm(shape.shareJvm()));
         server = cluster.serverUri();
         logDir = cluster.logDir();
         Runnable whileWaiting = () -> {
@@ -131,8 +131,8 @@ final class ClusterRun {
                 progress.event("stopping; the recording JVMs write their AOT caches (once per build)");
             }
             // A failed run stops its children within what is left of the deadline (at once when it passed).
-            boolean graceful = succeeded && !shape.keep();
-            cluster.close(graceful, graceful, deadline.remainingAtMost(LocalCluster.STOP_GRACE));
+            cluster.close(succeeded && !shape.keep() ? LocalCluster.Stop.quick().deletingLogs(true)
+                    : LocalCluster.Stop.graceful(deadline.remainingAtMost(LocalCluster.STOP_GRACE)));
         }
     }
 

@@ -152,7 +152,8 @@ public final class RunCommand implements Callable<Integer> {
                     progress.event("stopping; the server writes its AOT cache (once per build)");
                 }
                 // After a success the server is killed at once (its groups die with it) unless it records a cache.
-                cluster.close(serverHealthy, succeeded, GRACE);
+                cluster.close((succeeded ? LocalCluster.Stop.quick() : LocalCluster.Stop.graceful(GRACE))
+                        .deletingLogs(serverHealthy));
             }
         }
     }
@@ -206,9 +207,8 @@ public final class RunCommand implements Callable<Integer> {
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
         progress.event("starting the rendezvous server (" + layout.description() + ")");
-        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.startServer(layout, groupName,
-                new LocalCluster.Options(aot, false, deadline, progress::event, false));
+                LocalCluster.Options.forCommand(deadline, progress::event));
         if (cluster.recordsAotCaches()) {
             progress.event("first run after a build: the server records its AOT cache for the next runs");
         }
@@ -218,11 +218,11 @@ public final class RunCommand implements Callable<Integer> {
                 cluster.checkAlive();
             }, progress);
         } catch (LauncherException e) {
-            cluster.close(false, false, deadline.remainingAtMost(GRACE));
+            cluster.close(LocalCluster.Stop.graceful(deadline.remainingAtMost(GRACE)));
             throw deadline.passed() && e.exitCode() == ExitCodes.FAILED
                     ? new LauncherException(ExitCodes.TIMED_OUT, e.getMessage(), e) : e;
         } catch (RuntimeException e) {
-            cluster.close(false, false, deadline.remainingAtMost(GRACE));
+            cluster.close(LocalCluster.Stop.graceful(deadline.remainingAtMost(GRACE)));
             throw e;
         }
         serverHealthy = true;
