@@ -7,10 +7,8 @@ import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
-import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
-import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
 import picocli.CommandLine;
@@ -332,39 +330,16 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /**
      * Refuses, as a usage error, a job the server would refuse for a group of {@code worldSize} ranks on
-     * {@code backend} (null when unknown): the same rules ({@link JobSpecRules}), checked before anything starts.
+     * {@code backend} (null when unknown), before anything starts.
      */
     void preflight(int worldSize, Backend backend) {
-        JobSpec submitted = jobSpec();
-        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
-                JobSpecRules.Limits.DEFAULTS);
-        if (v != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());
-        }
-    }
-
-    /** The option that sets a job spec field, for messages. */
-    static String optionOf(String field) {
-        return switch (field) {
-            case "minBytes" -> "-b/--minbytes";
-            case "maxBytes" -> "-e/--maxbytes";
-            case "stepFactor" -> "-f/--stepfactor";
-            case "stepBytes" -> "-i/--stepbytes";
-            case "iterations" -> "-n/--iters";
-            case "warmupIterations" -> "-w/--warmup_iters";
-            case "timeoutSeconds" -> "--timeout";
-            case "root" -> "-r/--root";
-            case "redop" -> "-o/--op";
-            case "dtype" -> "-d/--datatype";
-            case "op" -> "--collective";
-            default -> field;
-        };
+        SpecProblems.refuse(spec.commandLine(), jobSpec(), worldSize, backend);
     }
 
     /** Checks what picocli's types cannot: ranges and combinations. Throws a usage error naming the option. */
     void validate() {
         List<String> problems = new ArrayList<>();
-        sweep.check(problems);
+        sweep.check(problems, jobSpec());
         target.check(problems, 1, "");
         if (check != 0 && check != 1) {
             problems.add("-c/--check must be 0 or 1");

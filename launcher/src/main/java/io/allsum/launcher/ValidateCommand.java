@@ -12,7 +12,6 @@ import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.validate.ValidationResult;
 import io.allsum.model.validate.ValidationSpec;
 import io.allsum.model.format.ByteSize;
-import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.validate.Baseline;
 import io.allsum.model.validate.HostPairs;
@@ -179,7 +178,7 @@ public final class ValidateCommand implements Callable<Integer> {
     private void checkOptions() {
         List<String> problems = new ArrayList<>();
         target.check(problems, 2, ": validate measures every pair of ranks");
-        sweep.check(problems);
+        sweep.check(problems, jobSpec());
         if (baselineFile != null && saveBaselineFile != null) {
             problems.add("--baseline and --save-baseline: one at a time (a baseline is saved from runs held "
                     + "against none)");
@@ -214,12 +213,7 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     private void preflight(int worldSize) {
-        JobSpec submitted = jobSpec();
-        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, null,
-                JobSpecRules.Limits.DEFAULTS);
-        if (v != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());
-        }
+        SpecProblems.refuse(spec.commandLine(), jobSpec(), worldSize, null);
     }
 
     private Baseline readBaseline(Path file) {
@@ -240,20 +234,6 @@ public final class ValidateCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--baseline " + file + ": not a baseline "
                     + "saved by --save-baseline (" + AllsumCommand.oneLine(e.getMessage()) + ")");
         }
-    }
-
-    private static String optionOf(String field) {
-        return switch (field) {
-            case "validation.minStallShare" -> "--min-stall-share";
-            case "validation.baseline" -> "--baseline";
-            case "validation.soloBytes" -> "--solo-bytes";
-            case "validation.pairBytes" -> "--pair-bytes";
-            case "validation.pairIterations" -> "--pair-iters";
-            case "validation.minDeviations" -> "--min-deviations";
-            case "validation.minShortfall" -> "--min-shortfall";
-            case "validation.expectBusBandwidthGBps" -> "--expect-busbw";
-            default -> AllsumCommand.optionOf(field);
-        };
     }
 
     /**
@@ -421,17 +401,19 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("ranks", left.ranks());
         record.put("because", left.because());
         excludedSeen = record;
+        JobSpec without = jobSpec().withValidation(null).withExcludeRanks(left.ranks());
+        // The ranks come from the group's own, sorted and distinct: only too few left keeps the server's rule.
         String skipped = left.ranks().isEmpty()
                 ? (v.suspects().isEmpty() ? "healthy" : "the suspects name no rank") + ", nothing is excluded"
-                : worldSize - left.ranks().size() < 2 ? "leaving out ranks " + left.ranks() + " would leave "
-                + (worldSize - left.ranks().size()) + " of " + worldSize + " ranks, fewer than 2: skipped" : null;
+                : JobSpecRules.exclusionViolation(without.withDefaults(), worldSize) != null ? "leaving out ranks "
+                + left.ranks() + " would leave " + without.keptSize(worldSize) + " of " + worldSize + " ranks, fewer "
+                + "than " + JobSpecRules.MIN_RANKS_KEPT + ": skipped" : null;
         if (skipped != null) {
             record.put("skipped", skipped);
             out.println("exclude: " + skipped);
             out.flush();
             return;
         }
-        JobSpec without = jobSpec().withValidation(null).withExcludeRanks(left.ranks());
         Job done = session.follow(session.submit(without), deadline);
         record.put("job", done);
         if (done.state() != JobState.SUCCEEDED || done.results().isEmpty()) {
