@@ -283,10 +283,10 @@ class AllsumCommandOptionsTest {
 
     @Test
     void aLongErrorIsCutToOneShortLineNamingWhereTheFullTextIs() {
-        String cut = parse("--json", "run.json").shorten("rank 3 missed heartbeats; ".repeat(70));
+        String cut = parse("--json", "run.json").shorten("rank 3 missed heartbeats; ".repeat(70), null);
 
         assertThat(cut).hasSizeLessThan(AllsumCommand.MAX_ERROR_CHARS + 40).startsWith("rank 3 missed heartbeats")
                 .endsWith("... (full text in run.json)");
-        assertThat(parse().shorten("short")).isEqualTo("short");
+        assertThat(parse().shorten("short", null)).isEqualTo("short");
     }
 }
