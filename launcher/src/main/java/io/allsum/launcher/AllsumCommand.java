@@ -1,16 +1,13 @@
 package io.allsum.launcher;
 
-import io.allsum.client.AllsumJson;
 import io.allsum.model.Backend;
 import io.allsum.model.CollectiveOp;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
-import io.allsum.model.jobs.JobSpecRules;
 import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.SizeResult;
-import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.rendezvous.MemberStatus;
 import picocli.CommandLine;
@@ -150,20 +147,6 @@ public final class AllsumCommand implements Callable<Integer> {
     /** --backend values: auto decides by looking for GPUs. */
     public enum BackendChoice { auto, nccl, ring }
 
-    /** What a finished run hands to the table and the JSON writer. */
-    record Outcome(Job job, GroupStatus group, String backend, int worldSize, List<ResultTable.RankLine> ranks) {
-    }
-
-    private final Map<String, Double> phases = new LinkedHashMap<>();
-    private Progress progress;
-    /** Where the job runs; what it got to is for --json, which is written whatever the outcome. */
-    private ClusterRun run;
-    private Outcome outcome;
-    private GroupStatus groupSeen;
-    private Job jobSeen;
-    /** The job's table, printed row by row as the server shows them. */
-    private LiveTable table;
-
     public static void main(String[] args) {
         java.util.concurrent.CountDownLatch reported = new java.util.concurrent.CountDownLatch(1);
         // Ctrl-C: the run notices the flag at its next poll, prints what it measured and ends as interrupted;
@@ -221,54 +204,43 @@ public final class AllsumCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        progress = Progress.toStderr(target.quiet);
-        run = new ClusterRun(spec.commandLine(), target, progress);
-        int exit = ExitCodes.FAILED;
-        String error = null;
-        try {
-            validate();
-            JobSpec jobSpec = jobSpec();
-            Deadline deadline = target.deadline();
-            exit = run(jobSpec, deadline);
-            return exit;
-        } catch (CommandLine.ParameterException e) {
-            exit = ExitCodes.USAGE;
-            error = oneLine(e.getMessage());
-            throw e;
-        } catch (RuntimeException e) {
-            if (INTERRUPTED.get()) {
-                // Whatever broke after Ctrl-C (a poll cut short, a child stopped by the hook) is the interrupt.
-                exit = ExitCodes.INTERRUPTED;
-                error = "interrupted";
-                printMeasuredFooter();
-                throw new LauncherException(ExitCodes.INTERRUPTED, "interrupted", e);
+        ClusterRun run = new ClusterRun(spec.commandLine(), target, Progress.toStderr(target.quiet));
+        ClusterRun.Outcome outcome = run.execute(() -> {
+            try {
+                validate();
+                return run(run, jobSpec(), target.deadline());
+            } catch (CommandLine.ParameterException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                if (INTERRUPTED.get()) {
+                    // Whatever broke after Ctrl-C (a poll cut short, a child stopped by the hook) is the interrupt.
+                    throw new LauncherException(ExitCodes.INTERRUPTED, "interrupted", e);
+                }
+                throw e;
             }
-            LauncherException le = e instanceof LauncherException l ? l : null;
-            exit = le != null ? le.exitCode() : ExitCodes.FAILED;
-            String message = le != null ? oneLine(e.getMessage())
-                    : e.getClass().getSimpleName() + ": " + oneLine(e.getMessage());
-            error = message;
-            throw new LauncherException(exit, shorten(message), e);
-        } finally {
-            if (jsonFile != null) {
-                writeJsonQuietly(exit, error);
-            }
-            if (plotFile != null && exit != ExitCodes.USAGE) {
-                writePlotQuietly();
-            }
+        });
+        if (jsonFile != null) {
+            writeJsonQuietly(outcome, run.progress());
         }
+        if (plotFile != null && outcome.exitCode() != ExitCodes.USAGE) {
+            writePlotQuietly(outcome, run.progress());
+        }
+        if (outcome.failure() != null && !(outcome.failure() instanceof CommandLine.ParameterException)) {
+            throw new LauncherException(outcome.exitCode(), shorten(outcome.error(), outcome.logDir()),
+                    outcome.failure());
+        }
+        return outcome.exitOrThrow();
     }
 
     /**
      * The message as one line of at most {@link #MAX_ERROR_CHARS}: a longer one is cut, and its full text is written
-     * to the kept log folder (a local run) or is in --json.
+     * to the kept log folder {@code logDir} (a local run; null with --server) or is in --json.
      */
-    String shorten(String message) {
+    String shorten(String message, Path logDir) {
         if (message.length() <= MAX_ERROR_CHARS) {
             return message;
         }
         String where = jsonFile != null ? "full text in " + jsonFile : null;
-        Path logDir = run == null ? null : run.logDir();
         if (logDir != null && Files.isDirectory(logDir)) {
             Path file = logDir.resolve("allsum-error.txt");
             try {
@@ -279,13 +251,6 @@ public final class AllsumCommand implements Callable<Integer> {
             }
         }
         return message.substring(0, MAX_ERROR_CHARS - 3) + "..." + (where == null ? "" : " (" + where + ")");
-    }
-
-    /** After an interrupt: the footer over the rows printed so far (nothing when none was). */
-    private void printMeasuredFooter() {
-        if (table != null && jobSeen != null) {
-            table.finish(jobSeen);
-        }
     }
 
     /** Throws as interrupted once Ctrl-C was pressed; waits call it between polls. */
@@ -332,39 +297,16 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /**
      * Refuses, as a usage error, a job the server would refuse for a group of {@code worldSize} ranks on
-     * {@code backend} (null when unknown): the same rules ({@link JobSpecRules}), checked before anything starts.
+     * {@code backend} (null when unknown), before anything starts.
      */
     void preflight(int worldSize, Backend backend) {
-        JobSpec submitted = jobSpec();
-        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, backend,
-                JobSpecRules.Limits.DEFAULTS);
-        if (v != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());
-        }
-    }
-
-    /** The option that sets a job spec field, for messages. */
-    static String optionOf(String field) {
-        return switch (field) {
-            case "minBytes" -> "-b/--minbytes";
-            case "maxBytes" -> "-e/--maxbytes";
-            case "stepFactor" -> "-f/--stepfactor";
-            case "stepBytes" -> "-i/--stepbytes";
-            case "iterations" -> "-n/--iters";
-            case "warmupIterations" -> "-w/--warmup_iters";
-            case "timeoutSeconds" -> "--timeout";
-            case "root" -> "-r/--root";
-            case "redop" -> "-o/--op";
-            case "dtype" -> "-d/--datatype";
-            case "op" -> "--collective";
-            default -> field;
-        };
+        SpecProblems.refuse(spec.commandLine(), jobSpec(), worldSize, backend);
     }
 
     /** Checks what picocli's types cannot: ranges and combinations. Throws a usage error naming the option. */
     void validate() {
         List<String> problems = new ArrayList<>();
-        sweep.check(problems);
+        sweep.check(problems, jobSpec());
         target.check(problems, 1, "");
         if (check != 0 && check != 1) {
             problems.add("-c/--check must be 0 or 1");
@@ -388,30 +330,33 @@ public final class AllsumCommand implements Callable<Integer> {
     }
 
     /** The local run's or the remote group's job, its table and its exit code. */
-    private int run(JobSpec jobSpec, Deadline deadline) {
+    private int run(ClusterRun run, JobSpec jobSpec, Deadline deadline) {
         if (target.remote.server != null) {
             // What does not depend on the group is refused before any request.
             preflight(Math.max(1, root + 1), null);
         }
         return run.run(new ClusterRun.Shape(jobSpec, !processPerRank, keep), deadline, this::preflight, where -> {
-            phase("serverHealthy");
             Duration ranksWait = where.cluster() != null ? waitForRanks
                     : waitForRanks != null ? waitForRanks : REMOTE_RANKS_WAIT;
-            runJob(where.session(), jobSpec, deadline, ranksWait, where.groupMayBeNew(), where::pidOfRank);
-            return report();
+            return report(runJob(run, where, jobSpec, deadline, ranksWait));
         });
     }
 
-    /** {@code ranksWait}: how long the group may miss ranks (null: as long as the deadline allows). */
-    private void runJob(JobSession session, JobSpec jobSpec, Deadline deadline, Duration ranksWait,
-                        boolean groupMayBeNew, java.util.function.IntFunction<Long> pidOfRank) {
+    /**
+     * The job on the group, its rows printed as they come; {@code ranksWait}: how long the group may miss ranks (null:
+     * as long as the deadline allows). Returns the ended job with its table, the footer not printed yet.
+     */
+    private Ended runJob(ClusterRun run, ClusterRun.Where where, JobSpec jobSpec, Deadline deadline,
+                         Duration ranksWait) {
+        Progress progress = run.progress();
         Deadline joined = ranksWait == null ? deadline
                 : deadline.earlier(Deadline.in(ranksWait, "--wait-for-ranks " + DurationConverter.describe(ranksWait)));
-        GroupStatus status = session.awaitComplete(joined, groupMayBeNew);
-        groupSeen = status;
-        phase("groupComplete");
+        GroupStatus status = where.session().awaitComplete(joined, where.groupMayBeNew());
+        run.saw(status);
+        run.phase("groupComplete");
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' in %.1f s (generation %d, %s)",
-                status.worldSize(), status.group(), phases.get("groupComplete"), status.generation(), status.backend()));
+                status.worldSize(), status.group(), run.reached("groupComplete"), status.generation(),
+                status.backend()));
         // The group's size and backend are known now: refuse what its server would, with the option's name.
         preflight(status.worldSize(), status.backend());
         if (target.remote.server != null) {
@@ -420,32 +365,45 @@ public final class AllsumCommand implements Callable<Integer> {
         List<ResultTable.RankLine> rankLines = new ArrayList<>();
         List<MemberStatus> members = status.members() == null ? List.of() : status.members();
         for (MemberStatus m : members) {
-            rankLines.add(new ResultTable.RankLine(m.rank(), pidOfRank.apply(m.rank()), m.host(), m.device(),
+            rankLines.add(new ResultTable.RankLine(m.rank(), where.pidOfRank(m.rank()), m.host(), m.device(),
                     m.endpoint()));
         }
-        table = new LiveTable(spec.commandLine().getOut(), progress, String.valueOf(status.backend()),
+        LiveTable table = new LiveTable(spec.commandLine().getOut(), progress, String.valueOf(status.backend()),
                 status.worldSize(), rankLines, statistic());
-        Job submitted = session.submit(jobSpec);
-        jobSeen = submitted;
-        phase("jobSubmitted");
-        Job done = session.follow(submitted, deadline, job -> {
-            // After Ctrl-C the ranks stop, so the job fails: that is the interrupt, not news of the job.
-            checkInterrupted();
-            jobSeen = job;
-            table.show(job);
-            if (job.state() == JobState.RUNNING && !phases.containsKey("jobRunning")) {
-                phase("jobRunning");
+        Job submitted = where.session().submit(jobSpec);
+        run.saw(submitted);
+        run.phase("jobSubmitted");
+        Job done;
+        try {
+            done = where.session().follow(submitted, deadline, job -> {
+                // After Ctrl-C the ranks stop, so the job fails: that is the interrupt, not news of the job.
+                checkInterrupted();
+                run.saw(job);
+                table.show(job);
+                if (job.state() == JobState.RUNNING && run.reached("jobRunning") == null) {
+                    run.phase("jobRunning");
+                }
+            });
+        } catch (RuntimeException e) {
+            if (INTERRUPTED.get()) {
+                // The footer over the rows printed so far (nothing when none was).
+                table.finish(run.job());
             }
-        });
-        jobSeen = done;
-        phase("jobDone");
-        outcome = new Outcome(done, status, String.valueOf(status.backend()), status.worldSize(), rankLines);
+            throw e;
+        }
+        run.saw(done);
+        run.phase("jobDone");
+        return new Ended(done, table);
     }
 
-    /** Prints the table and turns the job's outcome into an exit code (the JSON is written by call()). */
-    private int report() {
-        Job job = outcome.job();
-        table.finish(job);
+    /** An ended job and the table that printed its rows. */
+    private record Ended(Job job, LiveTable table) {
+    }
+
+    /** Prints the table's footer and turns the job's outcome into an exit code. */
+    private static int report(Ended ended) {
+        Job job = ended.job();
+        ended.table().finish(job);
         if (job.state() != JobState.SUCCEEDED) {
             throw new LauncherException("job " + job.jobId() + " " + job.state()
                     + (job.failureReason() == null ? "" : ": " + job.failureReason()));
@@ -462,60 +420,42 @@ public final class AllsumCommand implements Callable<Integer> {
     }
 
     /** Writes --json; a failure to write is reported on stderr without hiding the run's own outcome. */
-    private void writeJsonQuietly(int exitCode, String error) {
-        LocalPlan planned = run == null ? null : run.plan();
+    private void writeJsonQuietly(ClusterRun.Outcome outcome, Progress progress) {
         try {
-            Job job = jobSeen == null ? null : statistic().apply(jobSeen,
-                    groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1);
+            Job job = outcome.job() == null ? null : statistic().apply(outcome.job(),
+                    outcome.worldSize() != null ? outcome.worldSize() : 1);
             List<SizeResult> sizes = job == null || job.results() == null ? List.of() : job.results();
             Double avgBusBw = sizes.isEmpty() ? null
                     : sizes.stream().mapToDouble(SizeResult::busBandwidthGBps).average().orElse(0);
-            String backendName = groupSeen != null ? String.valueOf(groupSeen.backend())
-                    : planned != null ? planned.backend().toString() : null;
-            Integer world = groupSeen != null ? Integer.valueOf(groupSeen.worldSize())
-                    : planned != null ? Integer.valueOf(planned.ranks()) : null;
             List<String> args = spec.commandLine().getParseResult() == null ? List.of()
                     : List.copyOf(spec.commandLine().getParseResult().originalArgs());
-            writeJson(new RunRecord(RunRecord.SCHEMA_VERSION, VERSION, run == null ? null : run.mode(),
-                    run == null || run.server() == null ? null : run.server().toString(), groupSeen != null ? groupSeen.group() : target.group, backendName, world, args,
-                    exitCode, error, statistic().name().toLowerCase(Locale.ROOT), avgBusBw, sizes, environment(),
-                    new LinkedHashMap<>(phases), groupSeen, jobSeen));
-        } catch (RuntimeException e) {
+            GroupStatus group = outcome.group();
+            JsonFiles.write(jsonFile, new RunRecord(RunRecord.SCHEMA_VERSION, VERSION, outcome.mode(),
+                    outcome.server() == null ? null : outcome.server().toString(),
+                    group != null ? group.group() : target.group, outcome.backend(), outcome.worldSize(), args,
+                    outcome.exitCode(), outcome.error(), statistic().name().toLowerCase(Locale.ROOT), avgBusBw, sizes,
+                    environment(), outcome.phases(), group, outcome.job()));
+        } catch (IOException | RuntimeException e) {
             progress.warn("cannot write --json " + jsonFile + ": " + oneLine(e.getMessage()));
         }
     }
 
     /** Writes --plot from the rows the run got (all of them, or those measured before it failed). */
-    private void writePlotQuietly() {
-        LocalPlan planned = run == null ? null : run.plan();
+    private void writePlotQuietly(ClusterRun.Outcome outcome, Progress progress) {
         try {
-            int world = groupSeen != null ? groupSeen.worldSize() : planned != null ? planned.ranks() : 1;
-            Job job = jobSeen == null ? null : statistic().apply(jobSeen, world);
+            int world = outcome.worldSize() != null ? outcome.worldSize() : 1;
+            Job job = outcome.job() == null ? null : statistic().apply(outcome.job(), world);
             List<SizeResult> rows = job == null || job.results() == null ? List.of() : job.results();
             if (rows.isEmpty() || job == null) {
                 progress.warn("--plot " + plotFile + ": the run measured no size, nothing plotted");
                 return;
             }
-            String backendName = groupSeen != null ? String.valueOf(groupSeen.backend())
-                    : planned != null ? planned.backend().toString() : "?";
+            String backendName = outcome.backend() != null ? outcome.backend() : "?";
             BandwidthPlot.write(plotFile, BandwidthPlot.svg(job.spec(), rows, world + " ranks, " + backendName
                     + ", time: " + statistic().name().toLowerCase(Locale.ROOT)));
             progress.event("plot of " + rows.size() + " sizes written to " + plotFile);
         } catch (RuntimeException e) {
             progress.warn("cannot write --plot " + plotFile + ": " + oneLine(e.getMessage()));
-        }
-    }
-
-    private void writeJson(RunRecord record) {
-        try {
-            Path parent = jsonFile.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(jsonFile, AllsumJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(record)
-                    + System.lineSeparator());
-        } catch (IOException e) {
-            throw new LauncherException("cannot write --json " + jsonFile + ": " + e.getMessage(), e);
         }
     }
 
@@ -546,10 +486,6 @@ public final class AllsumCommand implements Callable<Integer> {
         versions.putIfAbsent("nccl", null);
         env.put("versions", versions);
         return env;
-    }
-
-    private void phase(String name) {
-        phases.put(name, Math.round(progress.elapsedSeconds() * 1000) / 1000.0);
     }
 
     static String oneLine(String message) {

@@ -55,10 +55,57 @@ public final class LocalCluster implements AutoCloseable {
      */
     public record Options(boolean aot, boolean workerHttp, Deadline deadline, Consumer<String> say,
                           boolean oneWorkerJvm) {
-        public static final Options DEFAULT = new Options(true, true);
+        /** AOT caches, a worker HTTP port, a JVM per rank, no deadline but the extraction's cap, silent. */
+        public static final Options DEFAULT = new Options(true, true, null, message -> { }, false);
 
-        public Options(boolean aot, boolean workerHttp) {
-            this(aot, workerHttp, null, message -> { }, false);
+        /**
+         * A command's cluster: AOT caches unless {@code ALLSUM_AOT=off} (to measure what they buy, or to rule them
+         * out), no worker HTTP port, a JVM per rank; waits end at {@code deadline} and are told to {@code say}.
+         */
+        public static Options forCommand(Deadline deadline, Consumer<String> say) {
+            return forCommand(System.getenv("ALLSUM_AOT"), deadline, say);
+        }
+
+        static Options forCommand(String aotVariable, Deadline deadline, Consumer<String> say) {
+            return new Options(!"off".equalsIgnoreCase(aotVariable), false, deadline, say, false);
+        }
+
+        public Options withAot(boolean on) {
+            return new Options(on, workerHttp, deadline, say, oneWorkerJvm);
+        }
+
+        public Options withWorkerHttp(boolean on) {
+            return new Options(aot, on, deadline, say, oneWorkerJvm);
+        }
+
+        public Options withOneWorkerJvm(boolean on) {
+            return new Options(aot, workerHttp, deadline, say, on);
+        }
+    }
+
+    /**
+     * How {@link #close(Stop)} stops the children: {@code killAtOnce} kills them at once (a JVM recording an AOT cache
+     * still gets SIGTERM and time to write it), else SIGTERM and a kill after {@code grace}; {@code deleteLogs}
+     * removes the log folder afterwards.
+     */
+    public record Stop(boolean killAtOnce, Duration grace, boolean deleteLogs) {
+
+        /**
+         * The job is done and reported: the children hold nothing worth a graceful stop (their group dies with the
+         * server), and a kill saves the seconds a Spring shutdown takes on a busy machine. The logs stay.
+         */
+        public static Stop quick() {
+            return new Stop(true, Duration.ZERO, false);
+        }
+
+        /** SIGTERM, then a kill after {@code grace}; the logs stay. */
+        public static Stop graceful(Duration grace) {
+            return new Stop(false, grace, false);
+        }
+
+        /** The same stop, removing the log folder afterwards when {@code delete} (after a successful run). */
+        public Stop deletingLogs(boolean delete) {
+            return new Stop(killAtOnce, grace, delete);
         }
     }
 
@@ -78,7 +125,8 @@ public final class LocalCluster implements AutoCloseable {
     private final List<Child> workers = new ArrayList<>();
     private Child server;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook = new Thread(() -> stopAll(false, STOP_GRACE), "allsum-local-cluster-stop");
+    private final Thread shutdownHook = new Thread(() -> stopAll(Stop.graceful(STOP_GRACE)),
+            "allsum-local-cluster-stop");
 
     private LocalCluster(String group, String token, URI serverUri, Path logDir) {
         this.group = group;
@@ -321,29 +369,15 @@ public final class LocalCluster implements AutoCloseable {
         server.process().waitFor();
     }
 
+    /** Stops everything after a failure: SIGTERM, {@link #STOP_GRACE}, the logs kept. */
     @Override
     public void close() {
-        close(false);
+        close(Stop.graceful(STOP_GRACE));
     }
 
-    /** Stops everything; {@code deleteLogs} removes the log directory too (after a successful run). */
-    public void close(boolean deleteLogs) {
-        close(deleteLogs, false);
-    }
-
-    /**
-     * Stops everything. {@code afterSuccess}: the job is done and reported, so the children hold nothing worth a
-     * graceful stop (their group dies with the server): they are killed at once, which saves the seconds a Spring
-     * shutdown takes on a busy machine. JVMs recording an AOT cache always get SIGTERM and time to write it.
-     */
-    public void close(boolean deleteLogs, boolean afterSuccess) {
-        close(deleteLogs, afterSuccess, STOP_GRACE);
-    }
-
-    /** As {@link #close(boolean, boolean)}; children that need no recording grace get at most {@code grace}. */
-    public void close(boolean deleteLogs, boolean afterSuccess, Duration grace) {
-        stopAll(afterSuccess, grace);
-        if (deleteLogs) {
+    public void close(Stop how) {
+        stopAll(how);
+        if (how.deleteLogs()) {
             deleteRecursively(logDir);
         }
         try {
@@ -353,7 +387,9 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    private void stopAll(boolean quick, Duration grace) {
+    private void stopAll(Stop how) {
+        boolean quick = how.killAtOnce();
+        Duration grace = how.grace();
         if (!closed.compareAndSet(false, true)) {
             return;
         }

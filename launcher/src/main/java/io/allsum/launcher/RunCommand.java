@@ -100,9 +100,6 @@ public final class RunCommand implements Callable<Integer> {
             description = "The program and its arguments, after -- (what follows the first word is the program's).")
     List<String> program = new ArrayList<>();
 
-    /** Whether the server this command started stayed healthy; its log folder is kept when not. */
-    private boolean serverHealthy;
-
     @Override
     public Integer call() {
         checkOptions();
@@ -115,6 +112,8 @@ public final class RunCommand implements Callable<Integer> {
         String groupName = group != null ? group : newGroupName();
         LocalCluster cluster = null;
         int exit = ExitCodes.FAILED;
+        // The log folder of a server that died is kept.
+        boolean serverDied = false;
         try {
             URI serverUri;
             String rankToken;
@@ -142,7 +141,9 @@ public final class RunCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             try (RankProcesses started = RankProcesses.start(program, ranks, (env, rank) -> rankEnvironment(env,
                     rank, ranks, serverUri, groupName, backend, rankToken), out, err, GRACE)) {
-                exit = await(started, cluster, deadline, err);
+                Awaited awaited = await(started, cluster, deadline, err);
+                exit = awaited.exitCode();
+                serverDied = awaited.serverDied();
                 return exit;
             }
         } finally {
@@ -152,7 +153,8 @@ public final class RunCommand implements Callable<Integer> {
                     progress.event("stopping; the server writes its AOT cache (once per build)");
                 }
                 // After a success the server is killed at once (its groups die with it) unless it records a cache.
-                cluster.close(serverHealthy, succeeded, GRACE);
+                cluster.close((succeeded ? LocalCluster.Stop.quick() : LocalCluster.Stop.graceful(GRACE))
+                        .deletingLogs(!serverDied));
             }
         }
     }
@@ -206,9 +208,8 @@ public final class RunCommand implements Callable<Integer> {
         ProcessLayout layout = ProcessLayout.resolve(System.getenv("ALLSUM_HOME"), ProcessLayout.findRepoRoot(),
                 ProcessLayout.currentJava());
         progress.event("starting the rendezvous server (" + layout.description() + ")");
-        boolean aot = !"off".equalsIgnoreCase(System.getenv("ALLSUM_AOT"));
         LocalCluster cluster = LocalCluster.startServer(layout, groupName,
-                new LocalCluster.Options(aot, false, deadline, progress::event, false));
+                LocalCluster.Options.forCommand(deadline, progress::event));
         if (cluster.recordsAotCaches()) {
             progress.event("first run after a build: the server records its AOT cache for the next runs");
         }
@@ -218,50 +219,52 @@ public final class RunCommand implements Callable<Integer> {
                 cluster.checkAlive();
             }, progress);
         } catch (LauncherException e) {
-            cluster.close(false, false, deadline.remainingAtMost(GRACE));
+            cluster.close(LocalCluster.Stop.graceful(deadline.remainingAtMost(GRACE)));
             throw deadline.passed() && e.exitCode() == ExitCodes.FAILED
                     ? new LauncherException(ExitCodes.TIMED_OUT, e.getMessage(), e) : e;
         } catch (RuntimeException e) {
-            cluster.close(false, false, deadline.remainingAtMost(GRACE));
+            cluster.close(LocalCluster.Stop.graceful(deadline.remainingAtMost(GRACE)));
             throw e;
         }
-        serverHealthy = true;
         progress.event(String.format(Locale.ROOT, "server up in %.1f s at %s (its log: %s)",
                 progress.elapsedSeconds(), cluster.serverUri(), cluster.server().log()));
         return cluster;
     }
 
+    /** How the ranks ended: the run's exit code, and whether the server died under them. */
+    private record Awaited(int exitCode, boolean serverDied) {
+    }
+
     /** Until every rank exited with 0 (0), one failed (its code), the server died (1) or the deadline passed (124). */
-    private int await(RankProcesses started, LocalCluster cluster, Deadline deadline, PrintWriter err) {
+    private Awaited await(RankProcesses started, LocalCluster cluster, Deadline deadline, PrintWriter err) {
         while (true) {
             checkInterrupted(started);
             RankProcesses.Exit exit = started.nextExit(deadline.remainingAtMost(POLL));
             checkInterrupted(started);
             if (exit != null && exit.code() != 0) {
                 started.awaitOutput(exit.rank(), OUTPUT_DRAIN);
-                return stop(started, err, exit.code(), "rank " + exit.rank() + " exited with code " + exit.code()
-                        + stopping(started.running()));
+                return new Awaited(stop(started, err, exit.code(), "rank " + exit.rank() + " exited with code "
+                        + exit.code() + stopping(started.running())), false);
             }
             if (started.allExitsTaken()) {
                 started.awaitOutput(OUTPUT_DRAIN);
-                return ExitCodes.OK;
+                return new Awaited(ExitCodes.OK, false);
             }
             if (exit != null) {
                 continue;
             }
             if (cluster != null && !cluster.server().process().isAlive()) {
-                serverHealthy = false;
                 String died = "the rendezvous server exited";
                 try {
                     cluster.checkAlive();
                 } catch (LauncherException e) {
                     died = AllsumCommand.oneLine(e.getMessage());
                 }
-                return stop(started, err, ExitCodes.FAILED, died + stopping(started.running()));
+                return new Awaited(stop(started, err, ExitCodes.FAILED, died + stopping(started.running())), true);
             }
             if (deadline.passed()) {
-                return stop(started, err, ExitCodes.TIMED_OUT, deadline.label() + " passed with "
-                        + who(started.running()) + " still running; stopping them");
+                return new Awaited(stop(started, err, ExitCodes.TIMED_OUT, deadline.label() + " passed with "
+                        + who(started.running()) + " still running; stopping them"), false);
             }
         }
     }

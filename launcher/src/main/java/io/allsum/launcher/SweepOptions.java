@@ -1,5 +1,8 @@
 package io.allsum.launcher;
 
+import io.allsum.model.jobs.JobSpec;
+import io.allsum.model.jobs.JobSpecRules;
+import io.allsum.model.problem.Violation;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -73,27 +76,19 @@ final class SweepOptions {
         return parsed != null && parsed.hasMatchedOption(option);
     }
 
-    /** Adds what these options break to {@code problems}, each naming its option. */
-    void check(List<String> problems) {
-        int stepFactor = stepFactor();
-        if (minBytes < 0) {
-            problems.add("-b/--minbytes must not be negative");
+    /**
+     * Adds what these options break to {@code problems}, each naming its option: the server's rules of a sweep
+     * ({@link JobSpecRules#sweepViolation}) for {@code job}, the job they describe, and the launcher's own below.
+     */
+    void check(List<String> problems, JobSpec job) {
+        Violation v = JobSpecRules.sweepViolation(job.withDefaults(), JobSpecRules.Limits.DEFAULTS);
+        if (v != null) {
+            problems.add(SpecProblems.problem(v));
         }
-        if (maxBytes < minBytes) {
-            problems.add("-e/--maxbytes (" + maxBytes + ") is below -b/--minbytes (" + minBytes + ")");
-        }
-        if (stepFactor < 1) {
-            problems.add("-f/--stepfactor must be at least 1");
-        } else if (stepFactor == 1 && stepBytes == null && minBytes != maxBytes) {
+        if (stepFactor() == 1 && stepBytes == null && minBytes != maxBytes) {
             // nccl-tests steps by its -i default (1 MiB) here; allsum asks for the step instead of guessing it.
             problems.add("-f/--stepfactor 1 would run only -b/--minbytes: give the linear step with -i/--stepbytes"
                     + " SIZE, or use -f 2 or more, or -b equal to -e for one size");
-        }
-        if (iterations < 1) {
-            problems.add("-n/--iters must be at least 1");
-        }
-        if (warmupIterations < 0) {
-            problems.add("-w/--warmup_iters must not be negative");
         }
     }
 }

@@ -12,7 +12,6 @@ import io.allsum.model.jobs.SizeResult;
 import io.allsum.model.validate.ValidationResult;
 import io.allsum.model.validate.ValidationSpec;
 import io.allsum.model.format.ByteSize;
-import io.allsum.model.problem.Violation;
 import io.allsum.model.rendezvous.GroupStatus;
 import io.allsum.model.validate.Baseline;
 import io.allsum.model.validate.HostPairs;
@@ -135,51 +134,36 @@ public final class ValidateCommand implements Callable<Integer> {
 
     static final Duration MIN_EVERY = Duration.ofSeconds(1);
 
-    private Progress progress;
-    private Job jobSeen;
-    private GroupStatus groupSeen;
-    private Map<String, Object> excludedSeen;
-    private Baseline baseline;
-
     @Override
     public Integer call() {
-        progress = Progress.toStderr(target.quiet);
-        int exit = ExitCodes.FAILED;
-        String error = null;
-        try {
-            checkOptions();
-            Deadline deadline = target.deadline();
-            exit = run(deadline);
-            return exit;
-        } catch (CommandLine.ParameterException e) {
-            exit = ExitCodes.USAGE;
-            error = AllsumCommand.oneLine(e.getMessage());
-            throw e;
-        } catch (LauncherException e) {
-            exit = e.exitCode();
-            error = AllsumCommand.oneLine(e.getMessage());
-            throw e;
-        } catch (RuntimeException e) {
-            error = e.getClass().getSimpleName() + ": " + AllsumCommand.oneLine(e.getMessage());
-            throw e;
-        } finally {
-            if (jsonFile != null) {
-                writeJson(exit, error);
-            }
+        ClusterRun run = new ClusterRun(spec.commandLine(), target, Progress.toStderr(target.quiet));
+        ClusterRun.Outcome outcome = run.execute(() -> {
+            JobSpec job = checkOptions();
+            return run(run, job, target.deadline());
+        });
+        if (jsonFile != null) {
+            writeJson(outcome, run.progress());
         }
+        return outcome.exitOrThrow();
     }
 
+    /** The validation the options describe, held against no baseline. */
     JobSpec jobSpec() {
+        return jobSpec(null);
+    }
+
+    private JobSpec jobSpec(Baseline baseline) {
         return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
                 sweep.stepFactor(), sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
                 new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
                         expectBusBandwidth, minStallShare, baseline), sweep.stepBytes, null);
     }
 
-    private void checkOptions() {
+    /** Refuses wrong options as a usage error; returns the validation they describe, with --baseline read. */
+    private JobSpec checkOptions() {
         List<String> problems = new ArrayList<>();
         target.check(problems, 2, ": validate measures every pair of ranks");
-        sweep.check(problems);
+        sweep.check(problems, jobSpec());
         if (baselineFile != null && saveBaselineFile != null) {
             problems.add("--baseline and --save-baseline: one at a time (a baseline is saved from runs held "
                     + "against none)");
@@ -206,20 +190,14 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!problems.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", problems));
         }
-        if (baselineFile != null) {
-            baseline = readBaseline(baselineFile);
-        }
+        JobSpec job = jobSpec(baselineFile != null ? readBaseline(baselineFile) : null);
         // what the server would refuse, for any group of at least 2 ranks
-        preflight(Math.max(2, target.ranks == null ? 2 : target.ranks));
+        preflight(job, Math.max(2, target.ranks == null ? 2 : target.ranks));
+        return job;
     }
 
-    private void preflight(int worldSize) {
-        JobSpec submitted = jobSpec();
-        Violation v = JobSpecRules.firstViolation(submitted, submitted.withDefaults(), worldSize, null,
-                JobSpecRules.Limits.DEFAULTS);
-        if (v != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), optionOf(v.field()) + ": " + v.message());
-        }
+    private void preflight(JobSpec job, int worldSize) {
+        SpecProblems.refuse(spec.commandLine(), job, worldSize, null);
     }
 
     private Baseline readBaseline(Path file) {
@@ -242,68 +220,57 @@ public final class ValidateCommand implements Callable<Integer> {
         }
     }
 
-    private static String optionOf(String field) {
-        return switch (field) {
-            case "validation.minStallShare" -> "--min-stall-share";
-            case "validation.baseline" -> "--baseline";
-            case "validation.soloBytes" -> "--solo-bytes";
-            case "validation.pairBytes" -> "--pair-bytes";
-            case "validation.pairIterations" -> "--pair-iters";
-            case "validation.minDeviations" -> "--min-deviations";
-            case "validation.minShortfall" -> "--min-shortfall";
-            case "validation.expectBusBandwidthGBps" -> "--expect-busbw";
-            default -> AllsumCommand.optionOf(field);
-        };
-    }
-
     /**
      * The validation on a local cluster (a JVM per rank, as on a cluster: ranks sharing one JVM share its pauses,
      * which is what validate looks for) or on the group at --server.
      */
-    private int run(Deadline deadline) {
-        ClusterRun run = new ClusterRun(spec.commandLine(), target, progress);
-        return run.run(new ClusterRun.Shape(jobSpec(), false, false), deadline, (ranks, backend) -> {
+    private int run(ClusterRun run, JobSpec job, Deadline deadline) {
+        return run.run(new ClusterRun.Shape(job, false, false), deadline, (ranks, backend) -> {
             if (ranks < 2) {
                 throw new LauncherException(ExitCodes.USAGE, "validate needs at least 2 ranks, this machine has "
                         + ranks + " GPU; use --backend ring --ranks N for CPU ranks", null);
             }
-            preflight(ranks);
-        }, where -> validate(where.session(), deadline, where.groupMayBeNew()));
+            preflight(job, ranks);
+        }, where -> validate(run, where.session(), job, deadline, where.groupMayBeNew()));
     }
 
-    private int validate(JobSession session, Deadline deadline, boolean groupMayBeNew) {
+    private int validate(ClusterRun run, JobSession session, JobSpec job, Deadline deadline, boolean groupMayBeNew) {
+        Progress progress = run.progress();
         GroupStatus status = session.awaitComplete(deadline, groupMayBeNew);
-        groupSeen = status;
+        run.saw(status);
         if (status.worldSize() < 2) {
             throw new LauncherException(ExitCodes.USAGE, "group '" + status.group() + "' has 1 rank; validate "
                     + "measures every pair and needs at least 2", null);
         }
-        preflight(status.worldSize());
+        preflight(job, status.worldSize());
+        Baseline baseline = job.validation().baseline();
         if (baseline != null && baseline.worldSize() != status.worldSize()) {
             throw new LauncherException(ExitCodes.USAGE, "--baseline " + baselineFile + " was saved on "
                     + baseline.worldSize() + " ranks; group '" + status.group() + "' has " + status.worldSize(), null);
         }
         if (target.remote.server != null) {
-            AllsumCommand.sizeWarnings(jobSpec(), status.worldSize()).forEach(progress::warn);
+            AllsumCommand.sizeWarnings(job, status.worldSize()).forEach(progress::warn);
         }
         progress.event(String.format(Locale.ROOT, "%d ranks joined group '%s' (generation %d, %s)",
                 status.worldSize(), status.group(), status.generation(), status.backend()));
         PrintWriter out = spec.commandLine().getOut();
+        Validation validation = new Validation(run, session, job, out);
         if (every != null) {
-            return watch(session, deadline, status, out);
+            return watch(validation, deadline, status);
         }
         if (saveBaselineFile == null) {
-            return validateOnce(session, deadline, status, out);
+            return exitCode(validateOnce(validation, deadline, status));
         }
         int runs = baselineRuns != null ? baselineRuns : DEFAULT_BASELINE_RUNS;
         List<Map<String, Double>> figures = new ArrayList<>();
-        for (int run = 1; run <= runs; run++) {
-            out.printf(Locale.ROOT, "# baseline run %d of %d%n", run, runs);
-            if (validateOnce(session, deadline, status, out) != ExitCodes.OK) {
-                throw new LauncherException("baseline run " + run + " of " + runs + " found suspects: a baseline "
+        for (int round = 1; round <= runs; round++) {
+            out.printf(Locale.ROOT, "# baseline run %d of %d%n", round, runs);
+            Job done = validateOnce(validation, deadline, status);
+            if (exitCode(done) != ExitCodes.OK) {
+                throw new LauncherException("baseline run " + round + " of " + runs + " found suspects: a baseline "
                         + "is saved from healthy runs only; " + saveBaselineFile + " is not written");
             }
-            figures.add(jobSeen.validation().figures());
+            figures.add(done.validation().figures());
         }
         Baseline saved = Baseline.calibrate(status.worldSize(), figures, Instant.now().toString());
         writeBaseline(saved);
@@ -320,7 +287,8 @@ public final class ValidateCommand implements Callable<Integer> {
      * {@code --every}: a validation now and then one every {@link #every} from the previous one's start, each against
      * a fresh --timeout; a round that fails (a rank died) is reported and the next one waits for the group again.
      */
-    private int watch(JobSession session, Deadline first, GroupStatus firstStatus, PrintWriter out) {
+    private int watch(Validation validation, Deadline first, GroupStatus firstStatus) {
+        PrintWriter out = validation.out();
         int worst = ExitCodes.OK;
         Deadline deadline = first;
         GroupStatus status = firstStatus;
@@ -332,11 +300,11 @@ public final class ValidateCommand implements Callable<Integer> {
             try {
                 if (round > 1) {
                     deadline = Deadline.in(target.timeout, "--timeout " + DurationConverter.describe(target.timeout));
-                    status = session.awaitComplete(deadline, false);
+                    status = validation.session().awaitComplete(deadline, false);
                 }
-                int exit = validateOnce(session, deadline, status, out);
-                worst = Math.max(worst, exit);
-                verdict = ValidationReport.summary(jobSeen.validation());
+                Job done = validateOnce(validation, deadline, status);
+                worst = Math.max(worst, exitCode(done));
+                verdict = ValidationReport.summary(done.validation());
             } catch (LauncherException e) {
                 if (e.exitCode() == ExitCodes.USAGE) {
                     throw e;
@@ -351,8 +319,8 @@ public final class ValidateCommand implements Callable<Integer> {
                     .truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
             out.flush();
             if (!last) {
-                progress.event("waiting for round " + (round + 1) + " (--every " + DurationConverter.describe(every)
-                        + ")");
+                validation.run().progress().event("waiting for round " + (round + 1) + " (--every "
+                        + DurationConverter.describe(every) + ")");
                 sleepUntil(next);
             }
         }
@@ -373,28 +341,37 @@ public final class ValidateCommand implements Callable<Integer> {
 
     private void writeBaseline(Baseline saved) {
         try {
-            Path parent = saveBaselineFile.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(saveBaselineFile, AllsumJson.mapper().writerWithDefaultPrettyPrinter()
-                    .writeValueAsString(saved) + System.lineSeparator());
+            JsonFiles.write(saveBaselineFile, saved);
         } catch (IOException e) {
             throw new LauncherException("cannot write --save-baseline " + saveBaselineFile + ": "
                     + AllsumCommand.oneLine(e.getMessage()));
         }
     }
 
-    /** One validation job, its report, and with --exclude the sweep without the suspects; the exit code. */
-    private int validateOnce(JobSession session, Deadline deadline, GroupStatus status, PrintWriter out) {
-        ValidationReport report = new ValidationReport(String.valueOf(status.backend()), status.worldSize(), out);
-        Job submitted = session.submit(jobSpec());
-        jobSeen = submitted;
-        Job done = session.follow(submitted, deadline, job -> {
-            jobSeen = job;
+    /** A healthy verdict is 0, suspects 1. */
+    private static int exitCode(Job validated) {
+        return ValidationResult.HEALTHY.equals(validated.validation().verdict()) ? ExitCodes.OK : ExitCodes.FAILED;
+    }
+
+    /** The validations of one run on one group: the job each submits, where they print, what they tell the run. */
+    private record Validation(ClusterRun run, JobSession session, JobSpec job, PrintWriter out) {
+    }
+
+    /**
+     * One validation job, its report, and with --exclude the sweep without the suspects; returns the job, which
+     * ended with a verdict (else this throws).
+     */
+    private Job validateOnce(Validation validation, Deadline deadline, GroupStatus status) {
+        ClusterRun run = validation.run();
+        ValidationReport report = new ValidationReport(String.valueOf(status.backend()), status.worldSize(),
+                validation.out());
+        Job submitted = validation.session().submit(validation.job());
+        run.saw(submitted);
+        Job done = validation.session().follow(submitted, deadline, job -> {
+            run.saw(job);
             report.show(job);
         });
-        jobSeen = done;
+        run.saw(done);
         report.show(done);
         ValidationResult v = done.validation();
         if (done.state() != JobState.SUCCEEDED || v == null || v.verdict() == null) {
@@ -403,42 +380,45 @@ public final class ValidateCommand implements Callable<Integer> {
                     + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
         }
         if (exclude) {
-            sweepWithout(session, deadline, done, report, out);
+            sweepWithout(validation, deadline, done, report);
         }
-        return ValidationResult.HEALTHY.equals(v.verdict()) ? ExitCodes.OK : ExitCodes.FAILED;
+        return done;
     }
 
     /**
      * {@code --exclude}: the validation's sweep again on the ranks the suspects leave, its table, and one line
      * comparing the largest size's bus bandwidth with the whole group's; one line instead when nothing is left out.
      */
-    private void sweepWithout(JobSession session, Deadline deadline, Job validation, ValidationReport report,
-                              PrintWriter out) {
-        ValidationResult v = validation.validation();
-        LeftOut left = LeftOut.of(v, validation.spec().validation().thresholds());
+    private void sweepWithout(Validation validation, Deadline deadline, Job validated, ValidationReport report) {
+        PrintWriter out = validation.out();
+        JobSession session = validation.session();
+        ValidationResult v = validated.validation();
+        LeftOut left = LeftOut.of(v, validated.spec().validation().thresholds());
         int worldSize = v.ranks().size();
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("ranks", left.ranks());
         record.put("because", left.because());
-        excludedSeen = record;
+        validation.run().note("excluded", record);
+        JobSpec without = validation.job().withValidation(null).withExcludeRanks(left.ranks());
+        // The ranks come from the group's own, sorted and distinct: only too few left keeps the server's rule.
         String skipped = left.ranks().isEmpty()
                 ? (v.suspects().isEmpty() ? "healthy" : "the suspects name no rank") + ", nothing is excluded"
-                : worldSize - left.ranks().size() < 2 ? "leaving out ranks " + left.ranks() + " would leave "
-                + (worldSize - left.ranks().size()) + " of " + worldSize + " ranks, fewer than 2: skipped" : null;
+                : JobSpecRules.exclusionViolation(without.withDefaults(), worldSize) != null ? "leaving out ranks "
+                + left.ranks() + " would leave " + without.keptSize(worldSize) + " of " + worldSize + " ranks, fewer "
+                + "than " + JobSpecRules.MIN_RANKS_KEPT + ": skipped" : null;
         if (skipped != null) {
             record.put("skipped", skipped);
             out.println("exclude: " + skipped);
             out.flush();
             return;
         }
-        JobSpec without = jobSpec().withValidation(null).withExcludeRanks(left.ranks());
         Job done = session.follow(session.submit(without), deadline);
         record.put("job", done);
         if (done.state() != JobState.SUCCEEDED || done.results().isEmpty()) {
             throw new LauncherException("the sweep without ranks " + left.ranks() + " failed: job " + done.jobId()
                     + " " + done.state() + (done.failureReason() == null ? "" : ": " + done.failureReason()));
         }
-        SizeResult all = validation.results().getLast();
+        SizeResult all = validated.results().getLast();
         SizeResult kept = done.results().getLast();
         double ratio = kept.busBandwidthGBps() / all.busBandwidthGBps();
         String line = String.format(Locale.ROOT, "without ranks %s (%s): busbw %.3g GB/s at %s against %.3g GB/s "
@@ -453,8 +433,8 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     /** The JSON record: verdict, suspects, pairs, ranks first; the job and the outcome after. */
-    private void writeJson(int exit, String error) {
-        ValidationResult v = jobSeen == null ? null : jobSeen.validation();
+    private void writeJson(ClusterRun.Outcome outcome, Progress progress) {
+        ValidationResult v = outcome.job() == null ? null : outcome.job().validation();
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("verdict", v == null || v.verdict() == null ? ValidationResult.FAILED : v.verdict());
         record.put("suspects", v == null || v.suspects() == null ? List.of() : v.suspects());
@@ -474,20 +454,15 @@ public final class ValidateCommand implements Callable<Integer> {
         record.put("retransmits", v == null ? List.of() : v.retransmits());
         record.put("figures", v == null || v.figures() == null ? Map.of() : v.figures());
         record.put("phase", v == null ? null : v.phase());
-        record.put("excluded", excludedSeen);
+        record.put("excluded", outcome.notes().get("excluded"));
         record.put("baseline", baselineFile != null ? Map.of("heldAgainst", baselineFile.toString())
                 : saveBaselineFile != null ? Map.of("savedTo", saveBaselineFile.toString()) : null);
-        record.put("exitCode", exit);
-        record.put("error", error);
-        record.put("group", groupSeen);
-        record.put("job", jobSeen);
+        record.put("exitCode", outcome.exitCode());
+        record.put("error", outcome.error());
+        record.put("group", outcome.group());
+        record.put("job", outcome.job());
         try {
-            Path parent = jsonFile.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(jsonFile, AllsumJson.mapper().writerWithDefaultPrettyPrinter()
-                    .writeValueAsString(record) + System.lineSeparator());
+            JsonFiles.write(jsonFile, record);
         } catch (IOException | RuntimeException e) {
             progress.warn("cannot write --json " + jsonFile + ": " + AllsumCommand.oneLine(e.getMessage()));
         }

@@ -166,7 +166,9 @@ class AllsumCommandOptionsTest {
     void usageErrorNamesTheOffendingOptions() {
         run("-b", "1M", "-e", "1K");
 
-        assertThat(stderr()).contains("-e/--maxbytes (1024) is below -b/--minbytes (1048576)");
+        // The server's rule (JobSpecRules), named by the option that sets the field.
+        assertThat(stderr().strip()).isEqualTo("allsum: -e/--maxbytes: must be at least minBytes (1048576), was 1024"
+                + " (see allsum --help)");
     }
 
     @Test
@@ -281,10 +283,10 @@ class AllsumCommandOptionsTest {
 
     @Test
     void aLongErrorIsCutToOneShortLineNamingWhereTheFullTextIs() {
-        String cut = parse("--json", "run.json").shorten("rank 3 missed heartbeats; ".repeat(70));
+        String cut = parse("--json", "run.json").shorten("rank 3 missed heartbeats; ".repeat(70), null);
 
         assertThat(cut).hasSizeLessThan(AllsumCommand.MAX_ERROR_CHARS + 40).startsWith("rank 3 missed heartbeats")
                 .endsWith("... (full text in run.json)");
-        assertThat(parse().shorten("short")).isEqualTo("short");
+        assertThat(parse().shorten("short", null)).isEqualTo("short");
     }
 }

@@ -80,4 +80,28 @@ class LocalClusterTest {
     void randomTokensDiffer() {
         assertThat(LocalCluster.randomToken()).hasSizeGreaterThanOrEqualTo(32).isNotEqualTo(LocalCluster.randomToken());
     }
+
+    @Test
+    void aCommandsClusterUsesAotCachesUnlessAllsumAotIsOffAndServesNoWorkerPort() {
+        Deadline deadline = Deadline.in(Duration.ofSeconds(5));
+        LocalCluster.Options options = LocalCluster.Options.forCommand(null, deadline, message -> { });
+
+        assertThat(options.aot()).isTrue();
+        assertThat(options.workerHttp()).isFalse();
+        assertThat(options.oneWorkerJvm()).isFalse();
+        assertThat(options.deadline()).isSameAs(deadline);
+        assertThat(LocalCluster.Options.forCommand("OFF", deadline, message -> { }).aot()).isFalse();
+        LocalCluster.Options kept = options.withWorkerHttp(true).withOneWorkerJvm(true).withAot(false);
+        assertThat(kept).extracting(LocalCluster.Options::aot, LocalCluster.Options::workerHttp,
+                LocalCluster.Options::oneWorkerJvm, LocalCluster.Options::deadline)
+                .containsExactly(false, true, true, deadline);
+    }
+
+    @Test
+    void aQuickStopKillsAtOnceAndAGracefulOneWaitsItsGraceBothKeepingTheLogsUnlessAsked() {
+        assertThat(LocalCluster.Stop.quick()).isEqualTo(new LocalCluster.Stop(true, Duration.ZERO, false));
+        assertThat(LocalCluster.Stop.graceful(Duration.ofSeconds(3)).deletingLogs(true))
+                .isEqualTo(new LocalCluster.Stop(false, Duration.ofSeconds(3), true));
+        assertThat(LocalCluster.Stop.quick().deletingLogs(false).deleteLogs()).isFalse();
+    }
 }

@@ -42,7 +42,7 @@ class ValidateExcludeIT {
             quota.limit(5_000, 100_000);
             ProcessLayout layout = withHeartbeatTimeout(ProcessLayout.resolve(null, repo, ProcessLayout.currentJava()));
             LocalCluster cluster = LocalCluster.start(layout, Backend.RING, RANKS, List.of(), GROUP,
-                    new LocalCluster.Options(false, false));
+                    LocalCluster.Options.DEFAULT.withAot(false).withWorkerHttp(false));
             try {
                 Deadline deadline = Deadline.in(Duration.ofSeconds(240));
                 new ServerProbe(cluster.serverUri()).awaitHealthy(deadline, cluster::checkAlive);
@@ -83,7 +83,7 @@ class ValidateExcludeIT {
                 assertThat(record.at("/excluded/ratio").asDouble()).isPositive();
                 assertThat(record.get("exitCode").asInt()).isEqualTo(ExitCodes.FAILED);
             } finally {
-                cluster.close(false, true); // killed at once: the jobs are over, the logs stay
+                cluster.close(LocalCluster.Stop.quick()); // the jobs are over
             }
         }
     }

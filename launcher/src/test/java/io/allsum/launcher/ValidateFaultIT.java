@@ -37,7 +37,7 @@ class ValidateFaultIT {
         LauncherProcess.assumeReactorJars();
         LocalCluster cluster = LocalCluster.start(withCollectiveDeadline(ProcessLayout.resolve(null,
                 ProcessLayout.findRepoRoot(), ProcessLayout.currentJava())), Backend.RING, RANKS, List.of(), "faulty",
-                new LocalCluster.Options(false, false));
+                LocalCluster.Options.DEFAULT.withAot(false).withWorkerHttp(false));
         boolean passed = false;
         try {
             new ServerProbe(cluster.serverUri()).awaitHealthy(Deadline.in(Duration.ofSeconds(180)),
@@ -63,7 +63,7 @@ class ValidateFaultIT {
             passed = true;
         } finally {
             // Killed at once (the job is over, nothing to stop gracefully); the logs stay for a failed run.
-            cluster.close(passed, true);
+            cluster.close(LocalCluster.Stop.quick().deletingLogs(passed));
         }
     }
 

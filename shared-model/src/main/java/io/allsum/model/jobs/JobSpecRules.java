@@ -20,6 +20,8 @@ public final class JobSpecRules {
     public static final int MAX_TIMEOUT_SECONDS = 3600;
     public static final int DEFAULT_MAX_SWEEP_SIZES = 64;
     public static final long DEFAULT_MAX_BYTES = 64L << 30;
+    /** The fewest ranks that run a job whose excludeRanks leave the others out. */
+    public static final int MIN_RANKS_KEPT = 2;
 
     /** The server's configurable limits ({@code allsum.jobs.max-bytes}, {@code max-sweep-sizes}). */
     public record Limits(long maxBytes, int maxSweepSizes) {
@@ -40,34 +42,9 @@ public final class JobSpecRules {
      */
     public static Violation firstViolation(JobSpec submitted, JobSpec s, int worldSize, Backend backend, Limits limits) {
         CollectiveOp op = s.op();
-        if (s.minBytes() < 0) {
-            return new Violation("minBytes", "must not be negative (0 runs one zero-byte size), was " + s.minBytes());
-        }
-        if (s.maxBytes() < s.minBytes()) {
-            return new Violation("maxBytes", "must be at least minBytes (" + s.minBytes() + "), was " + s.maxBytes());
-        }
-        if (s.maxBytes() > limits.maxBytes()) {
-            return new Violation("maxBytes", s.maxBytes() + " bytes is above the limit of " + limits.maxBytes());
-        }
-        if (s.stepFactor() < 1) {
-            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only, or steps by stepBytes), was "
-                    + s.stepFactor());
-        }
-        if (s.stepBytes() != null) {
-            if (s.stepBytes() < 1) {
-                return new Violation("stepBytes", "must be at least 1, was " + s.stepBytes());
-            }
-            // nccl-tests ignores -i when -f is above 1; a spec with both would not run as it reads.
-            if (s.stepFactor() > 1) {
-                return new Violation("stepBytes", "is a linear step, for a stepFactor of 1 (or none), but stepFactor is "
-                        + s.stepFactor() + ": give one of the two");
-            }
-        }
-        if (s.iterations() < 1 || s.iterations() > MAX_ITERATIONS) {
-            return new Violation("iterations", "must be 1.." + MAX_ITERATIONS + ", was " + s.iterations());
-        }
-        if (s.warmupIterations() < 0 || s.warmupIterations() > MAX_ITERATIONS) {
-            return new Violation("warmupIterations", "must be 0.." + MAX_ITERATIONS + ", was " + s.warmupIterations());
+        Violation sweep = sweepViolation(s, limits);
+        if (sweep != null) {
+            return sweep;
         }
         if (s.timeoutSeconds() < 1 || s.timeoutSeconds() > MAX_TIMEOUT_SECONDS) {
             return new Violation("timeoutSeconds", "must be 1.." + MAX_TIMEOUT_SECONDS + ", was " + s.timeoutSeconds());
@@ -119,10 +96,47 @@ public final class JobSpecRules {
     }
 
     /**
-     * Ranks left out: sorted, distinct ranks of the group, at least 2 left to run the job, the root among those, and
-     * not on a validation (which measures every rank).
+     * The sweep's sizes and iterations, the rules that hold for a group of any size and backend: the first one that
+     * {@code s} (with its defaults applied) breaks, or null.
      */
-    private static Violation exclusionViolation(JobSpec s, int worldSize) {
+    public static Violation sweepViolation(JobSpec s, Limits limits) {
+        if (s.minBytes() < 0) {
+            return new Violation("minBytes", "must not be negative (0 runs one zero-byte size), was " + s.minBytes());
+        }
+        if (s.maxBytes() < s.minBytes()) {
+            return new Violation("maxBytes", "must be at least minBytes (" + s.minBytes() + "), was " + s.maxBytes());
+        }
+        if (s.maxBytes() > limits.maxBytes()) {
+            return new Violation("maxBytes", s.maxBytes() + " bytes is above the limit of " + limits.maxBytes());
+        }
+        if (s.stepFactor() < 1) {
+            return new Violation("stepFactor", "must be at least 1 (1 runs minBytes only, or steps by stepBytes), was "
+                    + s.stepFactor());
+        }
+        if (s.stepBytes() != null) {
+            if (s.stepBytes() < 1) {
+                return new Violation("stepBytes", "must be at least 1, was " + s.stepBytes());
+            }
+            // nccl-tests ignores -i when -f is above 1; a spec with both would not run as it reads.
+            if (s.stepFactor() > 1) {
+                return new Violation("stepBytes", "is a linear step, for a stepFactor of 1 (or none), but stepFactor is "
+                        + s.stepFactor() + ": give one of the two");
+            }
+        }
+        if (s.iterations() < 1 || s.iterations() > MAX_ITERATIONS) {
+            return new Violation("iterations", "must be 1.." + MAX_ITERATIONS + ", was " + s.iterations());
+        }
+        if (s.warmupIterations() < 0 || s.warmupIterations() > MAX_ITERATIONS) {
+            return new Violation("warmupIterations", "must be 0.." + MAX_ITERATIONS + ", was " + s.warmupIterations());
+        }
+        return null;
+    }
+
+    /**
+     * Ranks left out: sorted, distinct ranks of the group, at least {@link #MIN_RANKS_KEPT} left to run the job, the
+     * root among those, and not on a validation (which measures every rank). {@code s} has its defaults applied.
+     */
+    public static Violation exclusionViolation(JobSpec s, int worldSize) {
         List<Integer> excluded = s.excluded();
         if (excluded.isEmpty()) {
             return null;
@@ -140,9 +154,9 @@ public final class JobSpecRules {
                 return new Violation("excludeRanks", "must be sorted and distinct, was " + excluded);
             }
         }
-        if (s.keptSize(worldSize) < 2) {
+        if (s.keptSize(worldSize) < MIN_RANKS_KEPT) {
             return new Violation("excludeRanks", "leaves " + s.keptSize(worldSize) + " of " + worldSize
-                    + " ranks; at least 2 must run the job");
+                    + " ranks; at least " + MIN_RANKS_KEPT + " must run the job");
         }
         if (s.op().rooted() && excluded.contains(s.root())) {
             return new Violation("root", "rank " + s.root() + " is in excludeRanks; the root must run the job");

@@ -133,6 +133,26 @@ class JobSpecRulesTest {
     }
 
     @Test
+    void theSweepsRulesHoldForAnyGroupAndComeFirst() {
+        JobSpec below = spec(null, null, null, null, 1 << 20, 1024).withDefaults();
+        assertThat(JobSpecRules.sweepViolation(below, JobSpecRules.Limits.DEFAULTS).toString())
+                .isEqualTo("maxBytes: must be at least minBytes (1048576), was 1024");
+        JobSpec noIterations = new JobSpec(null, null, null, null, 8L, 64L, 2, 0, null, null, null, 0).withDefaults();
+        assertThat(JobSpecRules.sweepViolation(noIterations, JobSpecRules.Limits.DEFAULTS).field())
+                .as("before the timeout, which is no rule of the sweep").isEqualTo("iterations");
+        assertThat(JobSpecRules.sweepViolation(spec(null, null, null, null, 8, 1024).withDefaults(),
+                JobSpecRules.Limits.DEFAULTS)).isNull();
+        assertThat(check(below, 4, null)).isEqualTo(JobSpecRules.sweepViolation(below, JobSpecRules.Limits.DEFAULTS));
+    }
+
+    @Test
+    void leavingOutRanksIsCheckedAloneForTheRanksASpecWouldKeep() {
+        assertThat(JobSpecRules.exclusionViolation(excluding(null, null, 1, 2).withDefaults(), 3).message())
+                .isEqualTo("leaves 1 of 3 ranks; at least " + JobSpecRules.MIN_RANKS_KEPT + " must run the job");
+        assertThat(JobSpecRules.exclusionViolation(excluding(null, null, 2).withDefaults(), 3)).isNull();
+    }
+
+    @Test
     void theRootOfARootedOpMustNotBeExcluded() {
         Violation v = check(excluding(CollectiveOp.REDUCE, 1, 1), 4, null);
         assertThat(v.field()).isEqualTo("root");
