@@ -290,9 +290,8 @@ public final class AllsumCommand implements Callable<Integer> {
 
     /** The job the options describe. */
     JobSpec jobSpec() {
-        return new JobSpec(collective, dataType, reduceOp, root, sweep.minBytes, sweep.maxBytes, sweep.stepFactor(),
-                sweep.iterations, sweep.warmupIterations, inPlace, check == 1, target.jobTimeoutSeconds(), null,
-                sweep.stepBytes, null);
+        return sweep.onto(JobSpec.builder().collective(collective, dataType, reduceOp).root(root)).inPlace(inPlace)
+                .verify(check == 1).timeoutSeconds(target.jobTimeoutSeconds()).build();
     }
 
     /**

@@ -67,6 +67,12 @@ final class SweepOptions {
     }
 
     /** The step factor of the job: with -i and no -f, 1 (nccl-tests' -f defaults to 1, so its -i alone steps). */
+    /** The sweep's sizes, steps and iterations set on {@code job}. */
+    JobSpec.Builder onto(JobSpec.Builder job) {
+        return job.sizes(minBytes, maxBytes).stepFactor(stepFactor()).stepBytes(stepBytes)
+                .iterations(iterations, warmupIterations);
+    }
+
     int stepFactor() {
         return stepBytes != null && !given("--stepfactor") ? 1 : stepFactor;
     }

@@ -1,9 +1,6 @@
 package io.allsum.launcher;
 
 import io.allsum.client.AllsumJson;
-import io.allsum.model.CollectiveOp;
-import io.allsum.model.DataType;
-import io.allsum.model.ReduceOp;
 import io.allsum.model.jobs.Job;
 import io.allsum.model.jobs.JobSpec;
 import io.allsum.model.jobs.JobSpecRules;
@@ -153,10 +150,10 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     private JobSpec jobSpec(Baseline baseline) {
-        return new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, sweep.minBytes, sweep.maxBytes,
-                sweep.stepFactor(), sweep.iterations, sweep.warmupIterations, false, true, target.jobTimeoutSeconds(),
-                new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
-                        expectBusBandwidth, minStallShare, baseline), sweep.stepBytes, null);
+        // the builder's start is the validation's sweep: an out-of-place all-sum of float32 with verification
+        return sweep.onto(JobSpec.builder()).timeoutSeconds(target.jobTimeoutSeconds())
+                .validation(new ValidationSpec(soloBytes, pairBytes, pairIterations, minDeviations, minShortfall,
+                        expectBusBandwidth, minStallShare, baseline)).build();
     }
 
     /** Refuses wrong options as a usage error; returns the validation they describe, with --baseline read. */

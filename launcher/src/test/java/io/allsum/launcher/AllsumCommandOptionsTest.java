@@ -42,8 +42,7 @@ class AllsumCommandOptionsTest {
     void defaultsAreNcclTestsDefaults() {
         JobSpec spec = parse().jobSpec();
 
-        assertThat(spec).isEqualTo(new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0, 8L,
-                64L << 20, 2, 20, 5, false, true, 600));
+        assertThat(spec).isEqualTo(JobSpec.builder().sizes(8L, 64L << 20).timeoutSeconds(600).build());
         assertThat(spec.withDefaults()).isEqualTo(spec);
     }
 
@@ -52,8 +51,9 @@ class AllsumCommandOptionsTest {
         JobSpec spec = parse("-b", "1K", "-e", "1M", "-f", "4", "-n", "7", "-w", "0", "-c", "0", "-d", "half",
                 "-o", "max", "--collective", "all-gather", "--in-place", "--timeout", "30").jobSpec();
 
-        assertThat(spec).isEqualTo(new JobSpec(CollectiveOp.ALL_GATHER, DataType.FLOAT16, ReduceOp.MAX, 0, 1024L,
-                1L << 20, 4, 7, 0, true, false, 30));
+        assertThat(spec).isEqualTo(JobSpec.builder().collective(CollectiveOp.ALL_GATHER, DataType.FLOAT16, ReduceOp.MAX)
+                .sizes(1024L, 1L << 20).stepFactor(4).iterations(7, 0).inPlace(true).verify(false).timeoutSeconds(30)
+                .build());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.allsum.launcher;
 
 import io.allsum.model.jobs.JobSpec;
+import io.allsum.testing.UnsetJobSpec;
 import io.allsum.model.jobs.SizeResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +27,8 @@ class BandwidthPlotTest {
     @TempDir
     Path dir;
 
-    private static final JobSpec SWEEP = new JobSpec(null, null, null, null, 1024L, 1L << 20, 2, 5, 1, null, null, null);
+    private static final JobSpec SWEEP = UnsetJobSpec.builder().sizes(1024L, 1L << 20).stepFactor(2).iterations(5, 1)
+            .build();
 
     private static List<SizeResult> rows(long... wrong) {
         List<SizeResult> rows = new ArrayList<>();

@@ -37,7 +37,7 @@ class LauncherEndToEndIT {
 
         assertThat(r.exitCode()).as("exit code; stderr:%n%s", r.stderr()).isZero();
         List<Long> expectedSizes =
-                new JobSpec(null, null, null, null, 8L, 1L << 20, 2, null, null, null, null, null).sizes(3);
+                io.allsum.testing.UnsetJobSpec.builder().sizes(8L, 1L << 20).stepFactor(2).build().sizes(3);
         List<String[]> rows = r.stdout().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
                 .map(l -> l.strip().split("\\s+")).toList();
         assertThat(rows).extracting(cols -> Long.parseLong(cols[0])).containsExactlyElementsOf(expectedSizes);

@@ -19,8 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class ResultTableTest {
 
-    private static final JobSpec ALL_SUM = new JobSpec(CollectiveOp.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 0,
-            8L, 1024L, 2, 20, 5, false, true, 60);
+    private static final JobSpec ALL_SUM = JobSpec.builder().sizes(8L, 1024L).timeoutSeconds(60).build();
 
     private static Job job(JobSpec spec, List<SizeResult> results) {
         return new Job("j-1", "local", 1, 1L, spec, JobState.SUCCEEDED, null, null, null, 120.0, List.of(0, 1, 2),
@@ -36,10 +35,10 @@ class ResultTableTest {
 
     @Test
     void nonReducingOpsShowNoneAndRootedOpsShowTheRoot() {
-        JobSpec gather = new JobSpec(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM, 0, 8L, 8L, 2, 1, 0,
-                false, true, 60);
-        JobSpec bcast = new JobSpec(CollectiveOp.BROADCAST, DataType.FLOAT64, ReduceOp.SUM, 2, 8L, 8L, 2, 1, 0,
-                false, true, 60);
+        JobSpec gather = JobSpec.builder().collective(CollectiveOp.ALL_GATHER, DataType.INT32, ReduceOp.SUM).size(8L)
+                .iterations(1, 0).timeoutSeconds(60).build();
+        JobSpec bcast = JobSpec.builder().collective(CollectiveOp.BROADCAST, DataType.FLOAT64, ReduceOp.SUM).root(2)
+                .size(8L).iterations(1, 0).timeoutSeconds(60).build();
 
         assertThat(ResultTable.row(gather, new SizeResult(12, 3, 1, 0, 0, 0))).contains("   int32    none      -1");
         assertThat(ResultTable.row(bcast, new SizeResult(8, 1, 1, 0, 0, 0))).contains("  double    none       2");

@@ -38,22 +38,6 @@ public record JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop,
         excludeRanks = excludeRanks == null ? null : Collections.unmodifiableList(new ArrayList<>(excludeRanks));
     }
 
-    /** A sweep (no validation) that multiplies by its step factor. */
-    public JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
-                   Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
-                   Integer timeoutSeconds) {
-        this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
-                timeoutSeconds, null, null, null);
-    }
-
-    /** A sweep, or a validation with {@code validation}, that multiplies by its step factor. */
-    public JobSpec(CollectiveOp op, DataType dtype, ReduceOp redop, Integer root, Long minBytes, Long maxBytes,
-                   Integer stepFactor, Integer iterations, Integer warmupIterations, Boolean inPlace, Boolean verify,
-                   Integer timeoutSeconds, ValidationSpec validation) {
-        this(op, dtype, redop, root, minBytes, maxBytes, stepFactor, iterations, warmupIterations, inPlace, verify,
-                timeoutSeconds, validation, null, null);
-    }
-
     /** The same job as a validation with {@code v}, or as a plain sweep when {@code v} is null. */
     public JobSpec withValidation(ValidationSpec v) {
         return toBuilder().validation(v).build();

@@ -137,9 +137,10 @@ class JobSpecRulesTest {
         JobSpec below = spec(null, null, null, null, 1 << 20, 1024).withDefaults();
         assertThat(JobSpecRules.sweepViolation(below, JobSpecRules.Limits.DEFAULTS).toString())
                 .isEqualTo("maxBytes: must be at least minBytes (1048576), was 1024");
-        JobSpec noIterations = new JobSpec(null, null, null, null, 8L, 64L, 2, 0, null, null, null, 0).withDefaults();
+        JobSpec noIterations = UnsetJobSpec.builder().sizes(8L, 64L).stepFactor(2).iterations(0, null).timeoutSeconds(0)
+                .build().withDefaults();
         assertThat(JobSpecRules.sweepViolation(noIterations, JobSpecRules.Limits.DEFAULTS).field())
-                .as("before the timeout, which is no rule of the sweep").isEqualTo("iterations");
+                .as("ahead of the timeout, which is no rule of the sweep").isEqualTo("iterations");
         assertThat(JobSpecRules.sweepViolation(spec(null, null, null, null, 8, 1024).withDefaults(),
                 JobSpecRules.Limits.DEFAULTS)).isNull();
         assertThat(check(below, 4, null)).isEqualTo(JobSpecRules.sweepViolation(below, JobSpecRules.Limits.DEFAULTS));
