@@ -309,6 +309,21 @@ def start_cluster(home, net, ranks, hosts, token, logs):
     return server, url, workers
 
 
+def cpu_times(pid):
+    """Seconds a JVM's threads ran and waited runnable (Linux schedstat: run time, run delay), summed; None if gone."""
+    run = delay = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                fields = (task / "schedstat").read_text().split()
+            except OSError:
+                continue
+            run, delay = run + int(fields[0]), delay + int(fields[1])
+    except OSError:
+        return None
+    return run / 1e9, delay / 1e9
+
+
 def validate(home, url, token, out, wait):
     start = time.time()
     p = subprocess.run([f"{home}/bin/allsum", "validate", "--server", url, "--group", "matrix", "--token", token,
@@ -413,14 +428,19 @@ def main():
                 else:
                     victim = workers[(1 + 3 * i) % a.ranks]
                 row.apply(victim)
+                before = [cpu_times(w.pid) for w in workers]
                 try:
                     record, wall, rc = validate(home, url, token, a.out / f"{file_name(row.name)}-{i}.json", "600")
                 finally:
                     row.lift()
+                after = [cpu_times(w.pid) for w in workers]
+                # each rank's share of the validation's wall time run and waited runnable (not a verdict's input)
+                cpu = {w.rank: [round((x[k] - b[k]) / wall, 3) for k in (0, 1)]
+                       for w, b, x in zip(workers, before, after) if b and x and wall > 0}
                 hit, wrong = judge(record, row, victim, workers)
                 line = {"row": row.name, "run": i, "victim": victim.rank, "host": victim.host,
                         "verdict": record.get("verdict"), "named": hit, "others": wrong, "busbw": busbw(record),
-                        "wall": round(wall, 2), "exit": rc, "error": record.get("error"),
+                        "wall": round(wall, 2), "exit": rc, "error": record.get("error"), "cpu": cpu,
                         "suspects": [f"{s.get('kind')} {s.get('rank')}: {s.get('reason')}"
                                      for s in record.get("suspects") or []]}
                 results[row.name].append(line)
@@ -429,6 +449,10 @@ def main():
                 print(f"{row.name} run {i + 1}/{n}: victim {victim.rank} (host {victim.host}), {line['verdict']}"
                       f"{', named' if hit else ''}{', others: ' + ', '.join(wrong) if wrong else ''}, busbw "
                       f"{line['busbw']}, {wall:.1f} s{': ' + str(line['error']) if line['error'] else ''}", flush=True)
+                if victim.rank in cpu:
+                    others = sorted(v[1] for r, v in cpu.items() if r != victim.rank)
+                    print(f"  run delay: victim {cpu[victim.rank][1]:.0%} of the wall time, the others' median "
+                          f"{others[len(others) // 2]:.0%}, highest {others[-1]:.0%}", flush=True)
     finally:
         for w in workers:
             w.proc.terminate()
