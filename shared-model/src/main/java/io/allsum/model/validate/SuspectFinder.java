@@ -197,6 +197,20 @@ public final class SuspectFinder {
         }
     }
 
+    private static Set<Integer> members(Map.Entry<String, List<RankPlace>> host) {
+        return new TreeSet<>(host.getValue().stream().map(RankPlace::rank).toList());
+    }
+
+    /** A host's pairs with other hosts against the pairs it is not in, leaving out pairs with {@code explained}. */
+    private static Retransmits.Verdict hostLoss(Map<Pair, ValidationResult.PairRetransmits> counted,
+                                                Set<Integer> members, Set<Integer> explained) {
+        java.util.function.Predicate<Pair> unexplained = p -> !explained.contains(p.low())
+                && !explained.contains(p.high());
+        return Retransmits.judge(counted, p -> unexplained.test(p) && members.contains(p.low())
+                != members.contains(p.high()), p -> unexplained.test(p) && !members.contains(p.low())
+                && !members.contains(p.high()));
+    }
+
     /**
      * The hosts, ranks and links whose TCP connections resent a share of their segments ({@link Retransmits}),
      * smallest level last: a host over all its pairs with other hosts, a rank over all its pairs, each against the
@@ -207,11 +221,16 @@ public final class SuspectFinder {
         Map<String, Suspect> found = new LinkedHashMap<>();
         Set<Integer> blamed = new LinkedHashSet<>();
         Map<String, List<RankPlace>> hosts = byHost(places);
-        for (Map.Entry<String, List<RankPlace>> host : hosts.size() > 1 ? hosts.entrySet()
-                : List.<Map.Entry<String, List<RankPlace>>>of()) {
-            Set<Integer> members = new TreeSet<>(host.getValue().stream().map(RankPlace::rank).toList());
-            Retransmits.Verdict v = Retransmits.judge(counted, p -> members.contains(p.low())
-                    != members.contains(p.high()), p -> !members.contains(p.low()) && !members.contains(p.high()));
+        // the host resending most is judged first, and its pairs explain a neighbour's: the pairs of a lossy host
+        // with each of the others would otherwise make a host whose own links are clean look lossy too
+        List<Map.Entry<String, List<RankPlace>>> order = new ArrayList<>(hosts.size() > 1 ? hosts.entrySet()
+                : List.<Map.Entry<String, List<RankPlace>>>of());
+        order.sort(Comparator.comparingDouble((Map.Entry<String, List<RankPlace>> h) ->
+                -hostLoss(counted, members(h), Set.of()).share()));
+        for (Map.Entry<String, List<RankPlace>> host : order) {
+            Set<Integer> members = members(host);
+            Set<Integer> explained = Set.copyOf(blamed);
+            Retransmits.Verdict v = hostLoss(counted, members, explained);
             if (v.lossy(Retransmits.LOSSY_HOST_SHARE)) {
                 add(found, suspect(host.getValue().getFirst(), Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
                         "every rank on %s resends TCP segments to other hosts: %s", host.getKey(), v)));
