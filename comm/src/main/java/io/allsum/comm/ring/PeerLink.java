@@ -52,6 +52,8 @@ final class PeerLink implements AutoCloseable {
     /** The connection as the kernel names it (null where the socket could not say), for its TCP counters. */
     final KernelTcpCounters.Connection connection;
     private final Selector readSelector;
+    /** Payload bytes of a TCP data frame whose read was abandoned when its op failed. */
+    private long unreadPayload;
     private final Selector writeSelector;
     private final long timeoutNanos;
     private final ExecutorService writer;
@@ -290,6 +292,7 @@ final class PeerLink implements AutoCloseable {
         readPair[1] = payload;
         long deadline = System.nanoTime() + timeoutNanos;
         boolean headerChecked = false;
+        boolean done = false;
         try {
             while (payload.hasRemaining() || readHeader.hasRemaining()) {
                 long n = readHeader.hasRemaining() ? channel.read(readPair) : channel.read(payload);
@@ -303,11 +306,64 @@ final class PeerLink implements AutoCloseable {
                 checkHeader(ctx, sequence, into.byteSize(), KIND_DATA);
             }
             readHeader.clear();
+            done = true;
         } catch (IOException e) {
             throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection (" + e.getMessage() + ")", e);
         } catch (ClosedSelectorException e) {
             throw aborted(ctx, e);
+        } finally {
+            if (!done && headerChecked) { // abandoned mid-payload: a later scan for a notice starts after it
+                readHeader.clear();
+                unreadPayload = payload.remaining();
+            }
         }
+    }
+
+    /**
+     * After the op failed naming this peer: reads, for at most {@code millis}, what the peer sent before it closed,
+     * skipping data frames, and returns its ABORT notice if it sent one (the rank that failed first), else null.
+     * Runs on the calling thread, as reads do.
+     */
+    PeerFailedException noticeSentBeforeClosing(String phase, long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        ByteBuffer skipped = ByteBuffer.allocate(64 << 10);
+        try {
+            while (!closed) {
+                long n;
+                if (unreadPayload > 0) {
+                    skipped.clear().limit((int) Math.min(skipped.capacity(), unreadPayload));
+                    n = channel.read(skipped);
+                    unreadPayload -= Math.max(0, n);
+                } else if (readHeader.hasRemaining()) {
+                    n = channel.read(readHeader);
+                } else {
+                    int kind = readHeader.getInt(0) & 0xFF;
+                    if (kind == KIND_ABORT) {
+                        return abortNotice(phase, readHeader.getInt(4));
+                    }
+                    if (kind != KIND_DATA && kind != KIND_SHM_DATA && kind != KIND_NOOP) {
+                        return null; // not a frame boundary: nothing more can be read reliably
+                    }
+                    unreadPayload = kind == KIND_DATA ? readHeader.getInt(4) : 0;
+                    readHeader.clear();
+                    continue;
+                }
+                if (n < 0) {
+                    return null; // the peer's whole stream is read: it sent no notice
+                }
+                long left = deadline - System.nanoTime();
+                if (n == 0) {
+                    if (left <= 0) {
+                        return null;
+                    }
+                    readSelector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    readSelector.selectedKeys().clear();
+                }
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            return null;
+        }
+        return null;
     }
 
     /** Reads the doorbell of {@code into}'s frame from the socket, then its payload from the ring. */

@@ -623,7 +623,7 @@ public final class RingCommunicator implements Communicator {
             body.accept(ctx);
         } catch (CommException e) {
             ctx.fail(e);
-            CommException first = ctx.failure();
+            CommException first = withNoticeOf(ctx, ctx.failure());
             fail(first);
             throw first;
         } catch (RuntimeException e) {
@@ -634,6 +634,20 @@ public final class RingCommunicator implements Communicator {
         } finally {
             linkReads.unlock();
         }
+    }
+
+    /**
+     * A failure that names peer P may be P going away after it sent a notice that another rank failed first (a send
+     * to P fails before the notice is read): the notice, if there is one, names the rank that failed.
+     */
+    private CommException withNoticeOf(OpContext ctx, CommException failure) {
+        if (!(failure instanceof PeerFailedException p) || p.peerRank() == rank || p.peerRank() < 0
+                || p.peerRank() >= size || links[p.peerRank()] == null) {
+            return failure;
+        }
+        PeerFailedException notice = links[p.peerRank()].noticeSentBeforeClosing(ctx.phase(),
+                ABORT_NOTICE_GRACE_MILLIS);
+        return notice != null && notice.peerRank() != rank && notice.peerRank() != p.peerRank() ? notice : failure;
     }
 
     /** Marks the communicator broken and tells every other peer which rank failed, so they can name it. */
