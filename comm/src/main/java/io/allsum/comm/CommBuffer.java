@@ -10,10 +10,16 @@ public interface CommBuffer extends AutoCloseable {
 
     long byteSize();
 
-    /** Copies {@code src.remaining()} bytes from the host into this buffer at {@code offsetBytes}. */
+    /**
+     * Copies {@code src.remaining()} bytes, from its position on, into this buffer at {@code offsetBytes}. An absolute
+     * copy: {@code src}'s position and limit stay as they were, so one host buffer serves a round trip.
+     */
     void copyFromHost(ByteBuffer src, long offsetBytes);
 
-    /** Copies {@code dst.remaining()} bytes from this buffer at {@code offsetBytes} to the host. */
+    /**
+     * Copies {@code dst.remaining()} bytes from this buffer at {@code offsetBytes} into {@code dst} from its position
+     * on. An absolute copy: {@code dst}'s position and limit stay as they were.
+     */
     void copyToHost(ByteBuffer dst, long offsetBytes);
 
     @Override

@@ -80,7 +80,6 @@ final class NcclBuffer implements CommBuffer {
             Nccl.checkCuda(cudaMemcpy(target, host, length, cudaMemcpyHostToDevice), "copy_from_host", rank,
                     "cudaMemcpy host to device of " + length + " bytes");
         });
-        src.position(src.position() + length);
     }
 
     @Override
@@ -98,9 +97,7 @@ final class NcclBuffer implements CommBuffer {
                     "cudaMemcpy device to host of " + length + " bytes");
         });
         if (direct != dst) {
-            dst.put(direct.duplicate().clear().limit(length));
-        } else {
-            dst.position(dst.position() + length);
+            dst.put(dst.position(), direct, 0, length);
         }
     }
 

@@ -6,6 +6,7 @@ import io.allsum.model.ReduceOp;
 import io.allsum.model.rendezvous.GroupView;
 import io.allsum.model.rendezvous.Member;
 import io.allsum.comm.CommBuffer;
+import io.allsum.comm.CommBufferContract;
 import io.allsum.comm.CommException;
 import io.allsum.comm.Communicator;
 import io.allsum.comm.CommunicatorFactory.JoinContribution;
@@ -55,6 +56,13 @@ class NcclCommunicatorGpuTest {
         List<CollectiveChecks.Result> results = CollectiveChecks.runAll(comm, 257);
         assertThat(results).hasSizeGreaterThan(DataType.values().length * 30);
         assertThat(results).allSatisfy(r -> assertThat(r.passed()).as(r.name() + " " + r.error()).isTrue());
+    }
+
+    @Test
+    void buffersCopyAsTheContractSays() {
+        try (CommBuffer buffer = comm.allocate(64)) {
+            CommBufferContract.check(buffer);
+        }
     }
 
     @Test
