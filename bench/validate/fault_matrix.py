@@ -159,6 +159,12 @@ class CpuQuota:
                 self.origin = root / path.lstrip("/")
         (self.dir / "cgroup.procs").write_text(str(self.pid))
 
+    def throttled(self):
+        """Seconds the cgroup's CFS quota held the victim back so far, and in how many of how many periods."""
+        stat = dict(l.split() for l in (self.dir / "cpu.stat").read_text().splitlines())
+        seconds = int(stat["throttled_usec"]) / 1e6 if "throttled_usec" in stat else int(stat["throttled_time"]) / 1e9
+        return round(seconds, 3), int(stat["nr_throttled"]), int(stat["nr_periods"])
+
     def lift(self):
         (self.origin / "cgroup.procs").write_text(str(self.pid))
         self.dir.rmdir()
@@ -432,6 +438,7 @@ def main():
                 try:
                     record, wall, rc = validate(home, url, token, a.out / f"{file_name(row.name)}-{i}.json", "600")
                 finally:
+                    throttled = row.throttled() if isinstance(row, CpuQuota) else None
                     row.lift()
                 after = [cpu_times(w.pid) for w in workers]
                 # each rank's share of the validation's wall time run and waited runnable (not a verdict's input)
@@ -441,6 +448,7 @@ def main():
                 line = {"row": row.name, "run": i, "victim": victim.rank, "host": victim.host,
                         "verdict": record.get("verdict"), "named": hit, "others": wrong, "busbw": busbw(record),
                         "wall": round(wall, 2), "exit": rc, "error": record.get("error"), "cpu": cpu,
+                        "throttled": throttled,
                         "suspects": [f"{s.get('kind')} {s.get('rank')}: {s.get('reason')}"
                                      for s in record.get("suspects") or []]}
                 results[row.name].append(line)
@@ -449,6 +457,9 @@ def main():
                 print(f"{row.name} run {i + 1}/{n}: victim {victim.rank} (host {victim.host}), {line['verdict']}"
                       f"{', named' if hit else ''}{', others: ' + ', '.join(wrong) if wrong else ''}, busbw "
                       f"{line['busbw']}, {wall:.1f} s{': ' + str(line['error']) if line['error'] else ''}", flush=True)
+                if throttled:
+                    print(f"  quota: throttled {throttled[0]} s ({throttled[0] / wall:.0%} of the wall time), "
+                          f"{throttled[1]} of {throttled[2]} periods", flush=True)
                 if victim.rank in cpu:
                     others = sorted(v[1] for r, v in cpu.items() if r != victim.rank)
                     print(f"  run delay: victim {cpu[victim.rank][1]:.0%} of the wall time, the others' median "
