@@ -67,6 +67,11 @@ class ValidateExcludeIT {
                         .isEqualTo(ExitCodes.FAILED);
                 JsonNode record = AllsumJson.mapper().readTree(json.toFile());
                 assertThat(record.get("verdict").asString()).isEqualTo("suspects");
+                // the throttled worker read its own cgroup's CFS counters: the cause, next to what the timing saw
+                assertThat(record.get("suspects")).anySatisfy(s -> {
+                    assertThat(s.get("rank").asInt()).isEqualTo(SLOW_RANK);
+                    assertThat(s.get("reason").asString()).contains("its CPU cgroup's quota ran out in");
+                });
                 List<Integer> left = new ArrayList<>();
                 record.at("/excluded/ranks").forEach(n -> left.add(n.asInt()));
                 assertThat(left).as("stdout:%n%s", r.stdout()).contains(SLOW_RANK).hasSizeLessThanOrEqualTo(RANKS - 2);

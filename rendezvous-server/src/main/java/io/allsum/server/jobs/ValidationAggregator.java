@@ -90,6 +90,12 @@ final class ValidationAggregator {
                         + " and counts >= 0");
             }
         }
+        RankValidation.CpuThrottling cpu = v.cpu();
+        if (cpu != null && !(finite(cpu.throttledSeconds()) && finite(cpu.windowSeconds()) && cpu.throttledPeriods() >= 0
+                && cpu.periods() >= cpu.throttledPeriods())) {
+            return new Violation("validation.cpu", rank + "needs finite seconds >= 0 and throttled periods between 0 "
+                    + "and periods");
+        }
         if (v.confirmations().size() > MAX_CONFIRMATIONS || !v.confirmations().stream().allMatch(c -> c != null
                 && c.key() != null && c.key().length() <= 64 && c.how() != null && c.how().length() <= 4096
                 && (c.foundRank() == null || c.foundRank() >= 0 && c.foundRank() < worldSize))) {
@@ -186,6 +192,16 @@ final class ValidationAggregator {
                             slow.reason() + "; " + s.reason(), slow.confirmation()));
                 }
             }
+            for (Suspect s : finder(spec).throttleSuspects(ranks, throttling(job))) {
+                int at = indexOfRank(found, s.rank());
+                if (at < 0) {
+                    found.add(s.withConfirmation("counted by the kernel over the whole validation: not re-measured"));
+                } else { // slow or late, and throttled: the cause joins the suspect already named
+                    Suspect slow = found.get(at);
+                    found.set(at, new Suspect(slow.rank(), slow.host(), slow.device(), slow.kind(), slow.peerRank(),
+                            slow.reason() + "; " + s.reason(), slow.confirmation()));
+                }
+            }
             SizeResult largest = job.results.isEmpty() ? null : job.results.getLast();
             SuspectFinder.groupSuspects(spec.expectBusBandwidthGBps(), largest == null ? 0 : largest.bytes(),
                     largest == null ? null : largest.busBandwidthGBps(), spec.baseline(), figures)
@@ -200,6 +216,28 @@ final class ValidationAggregator {
         return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), pairsSeconds, late, suspects, verdict,
                 phase, waits, lockstep, unconfirmed == null ? null : List.copyOf(unconfirmed), figures,
                 List.copyOf(retransmits.values()));
+    }
+
+    /** Each rank's CPU throttling, where its cgroup counted it. */
+    private static Map<Integer, RankValidation.CpuThrottling> throttling(JobRecord job) {
+        Map<Integer, RankValidation.CpuThrottling> out = new TreeMap<>();
+        job.validations.forEach((rank, v) -> {
+            if (v.cpu() != null) {
+                out.put(rank, v.cpu());
+            }
+        });
+        return out;
+    }
+
+    /** The first suspect naming {@code rank} on its own (a rank or a straggler), else -1. */
+    private static int indexOfRank(List<Suspect> suspects, int rank) {
+        for (int i = 0; i < suspects.size(); i++) {
+            Suspect s = suspects.get(i);
+            if (s.rank() == rank && (s.kind() == Suspect.Kind.RANK || s.kind() == Suspect.Kind.STRAGGLER)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static int indexOf(List<Suspect> suspects, String key) {

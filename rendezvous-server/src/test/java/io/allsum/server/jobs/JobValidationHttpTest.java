@@ -9,6 +9,7 @@ import io.allsum.model.jobs.JobState;
 import io.allsum.model.jobs.RankReport;
 import io.allsum.model.jobs.RankSizeResult;
 import io.allsum.model.validate.RankValidation;
+import io.allsum.model.validate.RankValidation.CpuThrottling;
 import io.allsum.model.validate.RankValidation.Confirmation;
 import io.allsum.model.validate.RankValidation.PairMeasurement;
 import io.allsum.model.validate.ValidationResult;
@@ -72,6 +73,12 @@ class JobValidationHttpTest extends JobsHttpTestBase {
 
     private Job runValidation(BiFunction<Integer, Integer, Double> gbps, Map<String, Object> settings,
                               List<Confirmation> confirmations) throws Exception {
+        return runValidation(gbps, settings, confirmations, rank -> null);
+    }
+
+    private Job runValidation(BiFunction<Integer, Integer, Double> gbps, Map<String, Object> settings,
+                              List<Confirmation> confirmations, java.util.function.IntFunction<CpuThrottling> cpu)
+            throws Exception {
         directory.form(group, N);
         Job job = submitValidation(settings);
         List<JobAssignment> received = everyRankReceives(N, 0);
@@ -88,8 +95,8 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         assertThat(alone.validation().pairsSeconds()).isNull();
         for (int rank = 0; rank < N; rank++) {
             http.reportOk(group, job.jobId(), last(rank, received.get(rank), new RankValidation(host(rank), "cpu",
-                    3.0 + 0.01 * rank, pairsOf(rank, gbps), 0.5 + 0.1 * rank, List.of(), null, confirmations),
-                    100 + rank));
+                    3.0 + 0.01 * rank, pairsOf(rank, gbps), 0.5 + 0.1 * rank, List.of(), null, confirmations,
+                    List.of(), cpu.apply(rank)), 100 + rank));
         }
         return awaitState(job.jobId(), JobState.SUCCEEDED);
     }
@@ -124,6 +131,35 @@ class JobValidationHttpTest extends JobsHttpTestBase {
             assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
             assertThat(s.host()).isEqualTo("10.0.0.3");
         });
+    }
+
+    @Test
+    void aRankWhoseCpuQuotaRanOutInMostPeriodsIsNamedFromTheKernelsCountersAndOneRarelyIsNot() throws Exception {
+        Job done = runValidation((a, b) -> 1.0, Map.of(), List.of(), rank -> switch (rank) {
+            case 1 -> new CpuThrottling(2.7, 6.9, 417, 492);
+            case 4 -> new CpuThrottling(0.46, 7.2, 16, 62); // 26% of its periods: a quota that barely binds
+            default -> null;
+        });
+        assertThat(done.validation().verdict()).isEqualTo(ValidationResult.SUSPECTS);
+        assertThat(done.validation().suspects()).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.RANK);
+            assertThat(s.rank()).isEqualTo(1);
+            assertThat(s.reason()).isEqualTo("its CPU cgroup's quota ran out in 417 of its 492 periods (85%) over "
+                    + "6.9 s, holding it back 2.70 s (summed over CPUs): a CPU limit");
+            assertThat(s.confirmation()).startsWith("counted by the kernel");
+        });
+    }
+
+    @Test
+    void aThrottlingFigureThatCannotBeIsRefused() {
+        directory.form(group, 2);
+        Job job = submitValidation(Map.of());
+        JobAssignment received = everyRankReceives(2, 0).getFirst();
+        HttpResponse<String> response = http.report(group, job.jobId(), partial(0, received, new RankValidation(
+                "h", "cpu", 1.0, List.of(), null, List.of(), null, List.of(), List.of(),
+                new CpuThrottling(1, 2, 10, 5)))); // more periods throttled than passed
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(http.detail(response)).contains("validation.cpu");
     }
 
     @Test

@@ -9,11 +9,12 @@ import java.util.List;
  * each pair round's), the same barriers on every rank; {@code lockstepSeconds}: the wall time those barriers span;
  * {@code confirmations}: how each suspect was measured again (the same list on every rank; empty until the end);
  * {@code links}: the kernel's TCP counters of this rank's connection to each peer over the whole validation (empty
- * until the end, and where the backend's traffic is not the worker's own TCP).
+ * until the end, and where the backend's traffic is not the worker's own TCP); {@code cpu}: how long its CPU cgroup's
+ * quota held it back over the whole validation (null until the end, and where no cgroup counts it).
  */
 public record RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
                              Double pairsSeconds, List<Double> barrierWaitsMicros, Double lockstepSeconds,
-                             List<Confirmation> confirmations, List<LinkTraffic> links) {
+                             List<Confirmation> confirmations, List<LinkTraffic> links, CpuThrottling cpu) {
 
     /**
      * An exchange with {@code peer}: {@code gbps}, the bytes moved each way over the wall time of all timed
@@ -44,16 +45,29 @@ public record RankValidation(String host, String device, Double soloGBps, List<P
     public record LinkTraffic(int peer, long segmentsOut, long retransmits) {
     }
 
+    /**
+     * The kernel's CFS bandwidth counters of this rank's CPU cgroup over {@code windowSeconds} of its wall time: in how
+     * many of the enforcement periods in which it ran its quota ran out, and the time it was held back (summed over
+     * the CPUs it was held on, so it may exceed the window).
+     */
+    public record CpuThrottling(double throttledSeconds, double windowSeconds, long throttledPeriods, long periods) {
+
+        /** The share of its periods in which the quota ran out. */
+        public double periodShare() {
+            return periods > 0 ? (double) throttledPeriods / periods : 0;
+        }
+    }
+
     public RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
                           Double pairsSeconds) {
-        this(host, device, soloGBps, pairs, pairsSeconds, List.of(), null, List.of(), List.of());
+        this(host, device, soloGBps, pairs, pairsSeconds, List.of(), null, List.of(), List.of(), null);
     }
 
     public RankValidation(String host, String device, Double soloGBps, List<PairMeasurement> pairs,
                           Double pairsSeconds, List<Double> barrierWaitsMicros, Double lockstepSeconds,
                           List<Confirmation> confirmations) {
         this(host, device, soloGBps, pairs, pairsSeconds, barrierWaitsMicros, lockstepSeconds, confirmations,
-                List.of());
+                List.of(), null);
     }
 
     public RankValidation {

@@ -257,6 +257,33 @@ public final class SuspectFinder {
     }
 
     /**
+     * A rank whose CPU cgroup's quota ran out in this share of its periods is held back by it: on 2 cores a 20% quota
+     * with a 10 ms period ran out in 73-86% of them, a 50% quota with a 100 ms period that barely binds in 0-26%.
+     */
+    public static final double THROTTLED_PERIODS = 0.5;
+    /** ... and in at least this many periods: a handful says nothing. */
+    public static final long MIN_THROTTLED_PERIODS = 5;
+
+    /**
+     * The ranks whose CPU cgroup's quota held them back ({@link RankValidation.CpuThrottling}): a quota that binds
+     * slows its rank whether or not the timed phases caught it (that 20% quota was caught by them in 6-8 of 10 runs).
+     * Counted by the kernel over the whole validation: not re-measured.
+     */
+    public List<Suspect> throttleSuspects(List<RankPlace> places, Map<Integer, RankValidation.CpuThrottling> byRank) {
+        List<Suspect> found = new ArrayList<>();
+        for (RankPlace place : places) {
+            RankValidation.CpuThrottling t = byRank.get(place.rank());
+            if (t != null && t.periodShare() >= THROTTLED_PERIODS && t.throttledPeriods() >= MIN_THROTTLED_PERIODS) {
+                found.add(suspect(place, Suspect.Kind.RANK, -1, String.format(Locale.ROOT,
+                        "its CPU cgroup's quota ran out in %d of its %d periods (%.0f%%) over %.1f s, holding it "
+                                + "back %.2f s (summed over CPUs): a CPU limit", t.throttledPeriods(), t.periods(),
+                        100 * t.periodShare(), t.windowSeconds(), t.throttledSeconds())));
+            }
+        }
+        return found;
+    }
+
+    /**
      * A rank whose own pairs' median is out of line with the other ranks' medians. With few ranks one bad rank is
      * in a large share of all pairs (2/N), which widens the pairs' spread until none of them stands out; each
      * healthy rank's median still ignores its one pair with the bad rank. A host whose ranks are all such is named

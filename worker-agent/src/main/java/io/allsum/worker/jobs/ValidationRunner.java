@@ -126,6 +126,8 @@ public final class ValidationRunner {
         SuspectFinder finder = new SuspectFinder(v.thresholds());
         checkCancelled(comm, cancelled, "alone");
         Map<Integer, TcpCounts> countersAtStart = comm.tcpCounters();
+        CgroupThrottling cgroups = CgroupThrottling.ofThisProcess();
+        CgroupThrottling.Reading cpuAtStart = cgroups.read();
         List<PairMeasurement> pairs = new ArrayList<>();
         double solo;
         double pairsSeconds;
@@ -179,7 +181,8 @@ public final class ValidationRunner {
         List<Confirmation> confirmations = confirm(comm, preliminary, places.stream().map(RankPlace::host).toList(), all,
                 v, count);
         return new Outcome(results, new RankValidation(host, device, solo, pairs, pairsSeconds, waits,
-                lockstepSeconds, confirmations, linkTraffic(countersAtStart, comm.tcpCounters())));
+                lockstepSeconds, confirmations, linkTraffic(countersAtStart, comm.tcpCounters()),
+                CgroupThrottling.between(cpuAtStart, cgroups.read())));
     }
 
     /** What each connection sent between the two readings; peers missing from either reading are left out. */
