@@ -85,7 +85,12 @@ public record ProcessLayout(Program server, Program worker, Program plainWorker,
 
     /** As {@link #resolve(String, Path, Path, boolean)}, with Spring AOT unless {@code ALLSUM_SPRING_AOT=off}. */
     public static ProcessLayout resolve(String allsumHome, Path repoRoot, Path javaBinary) {
-        return resolve(allsumHome, repoRoot, javaBinary, !"off".equalsIgnoreCase(System.getenv("ALLSUM_SPRING_AOT")));
+        return resolve(allsumHome, repoRoot, javaBinary, springAot(System.getenv("ALLSUM_SPRING_AOT")));
+    }
+
+    /** Whether the variable {@code ALLSUM_SPRING_AOT} (null when unset) leaves Spring AOT on: all but "off". */
+    static boolean springAot(String variable) {
+        return !"off".equalsIgnoreCase(variable);
     }
 
     /**

@@ -37,6 +37,19 @@ class ProcessLayoutTest {
     }
 
     @Test
+    void springAotIsOnUnlessTheVariableSaysOff() throws IOException {
+        assertThat(ProcessLayout.springAot(null)).isTrue();
+        assertThat(ProcessLayout.springAot("")).isTrue();
+        assertThat(ProcessLayout.springAot("on")).isTrue();
+        assertThat(ProcessLayout.springAot("off")).isFalse();
+        assertThat(ProcessLayout.springAot("OFF")).isFalse();
+        writeRepo(true);
+        ProcessLayout off = ProcessLayout.resolve(null, repo, Path.of("java"), ProcessLayout.springAot("off"));
+        assertThat(off.server().jvm()).noneMatch(f -> f.endsWith("spring-aot.jvmargs"));
+        assertThat(off.plainWorker().jvm()).noneMatch(f -> f.endsWith("spring-aot.jvmargs"));
+    }
+
+    @Test
     void jarsBuiltWithoutSpringAotStartTheOrdinaryWay() throws IOException {
         writeRepo(false);
 
