@@ -39,7 +39,10 @@ class TcpCountersTest {
                 TcpCounts sent = after.get(r).get(next).since(before.get(r).get(next));
                 // a ring all-reduce of 8 MiB sends 2 x 2/3 of it to the next rank: thousands of segments
                 assertThat(sent.segmentsOut()).as("rank " + r + " to " + next).isGreaterThan(50);
-                assertThat(sent.retransmits()).as("loopback loses nothing").isLessThan(sent.segmentsOut() / 10);
+                // a loaded loopback resends a few (27 of 247 in one CI run, with other test classes on the same 2
+                // cores); a misread or swapped field would not stay under half
+                assertThat(sent.retransmits()).as("rank " + r + " to " + next + " resent")
+                        .isBetween(0L, sent.segmentsOut() / 2);
             }
         }
     }
