@@ -86,7 +86,8 @@ class CgroupThrottlingTest {
                 assertThat(t).as("folders %s", reader.cgroupFolders()).isNotNull();
                 assertThat(t.periods()).isGreaterThanOrEqualTo(10);
                 assertThat(t.throttledPeriods()).isGreaterThanOrEqualTo(t.periods() / 2);
-                assertThat(t.throttledSeconds()).as("%s", t).isGreaterThan(0.3);
+                // about 45 ms of each 50 ms period held back, less where other tests keep the busy process waiting
+                assertThat(t.throttledSeconds()).as("%s", t).isGreaterThan(0.1);
             } finally {
                 busy.destroyForcibly().waitFor();
             }
