@@ -58,7 +58,7 @@ class ValidateExcludeIT {
                 // throttled rank falls 90% short. Two sizes, two iterations: each collective waits for its slice.
                 LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--server",
                         cluster.serverUri().toString(), "--group", GROUP, "--token", cluster.token(), "--exclude",
-                        "--min-shortfall", "0.5", "--pair-bytes", "1M", "-b", "1M", "-e", "4M", "-n", "2", "-w", "1",
+                        "--min-shortfall", "0.5", "--solo-bytes", "1M", "--pair-bytes", "1M", "-b", "1M", "-e", "4M", "-n", "2", "-w", "1",
                         "--json", json.toString(), "--timeout", "400");
 
                 // The run's output goes to the failsafe report (docs/validate.md quotes it).
