@@ -89,6 +89,26 @@ class RetransmitsTest {
     }
 
     @Test
+    void aNeighbourRankIsNotNamedForItsPairsWithTheLossyHost() {
+        // one CI run's counters, pair by pair (low, high, segments, resent): host 10.0.0.2 (ranks 2, 3) losing 1%;
+        // rank 4 resent 1.2% over 3 of its 6 pairs, two of them with that host and one (0-4) noisy by chance
+        long[][] pairs = {{0, 1, 208, 0}, {0, 2, 564990, 6222}, {0, 3, 9059, 3}, {0, 4, 9355, 325},
+                {0, 5, 734051, 924}, {0, 6, 9070, 0}, {0, 7, 9073, 0}, {1, 2, 9206, 140}, {1, 3, 9036, 7},
+                {1, 4, 9050, 0}, {1, 5, 9277, 230}, {1, 6, 9034, 0}, {1, 7, 9034, 0}, {2, 3, 11721, 3},
+                {2, 4, 9196, 125}, {2, 5, 604761, 9851}, {2, 6, 9118, 94}, {2, 7, 9139, 93}, {3, 4, 9279, 184},
+                {3, 5, 693728, 9185}, {3, 6, 9150, 90}, {3, 7, 9120, 69}, {4, 5, 214, 0}, {4, 6, 9087, 0},
+                {4, 7, 9019, 2}, {5, 6, 9051, 0}, {5, 7, 9045, 0}, {6, 7, 212, 0}};
+        Map<Integer, List<LinkTraffic>> byRank = new TreeMap<>();
+        for (long[] p : pairs) { // each pair's count as the lower rank's own, the other direction empty
+            byRank.computeIfAbsent((int) p[0], r -> new ArrayList<>()).add(new LinkTraffic((int) p[1], p[2], p[3]));
+        }
+        assertThat(FINDER.lossSuspects(PLACES, Retransmits.of(byRank))).singleElement().satisfies(s -> {
+            assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
+            assertThat(s.host()).isEqualTo("10.0.0.2");
+        });
+    }
+
+    @Test
     void aLossyHostIsNamedAsTheHostThoughOneOfItsRanksResentUnderTheRanksBar() {
         // host 10.0.0.2 (ranks 2, 3) losing 1%: rank 2 resent 1.0% to the other hosts, rank 3 0.6%, as in one CI run
         Map<Integer, List<LinkTraffic>> byRank = new TreeMap<>();
