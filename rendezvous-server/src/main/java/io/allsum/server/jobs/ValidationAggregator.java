@@ -187,9 +187,7 @@ final class ValidationAggregator {
                 if (at < 0) {
                     found.add(counted);
                 } else { // slow and lossy: one suspect with both
-                    Suspect slow = found.get(at);
-                    found.set(at, new Suspect(slow.rank(), slow.host(), slow.device(), slow.kind(), slow.peerRank(),
-                            slow.reason() + "; " + s.reason(), slow.confirmation()));
+                    found.set(at, withCause(found.get(at), s));
                 }
             }
             for (Suspect s : finder(spec).throttleSuspects(ranks, throttling(job))) {
@@ -197,9 +195,7 @@ final class ValidationAggregator {
                 if (at < 0) {
                     found.add(s.withConfirmation("counted by the kernel over the whole validation: not re-measured"));
                 } else { // slow or late, and throttled: the cause joins the suspect already named
-                    Suspect slow = found.get(at);
-                    found.set(at, new Suspect(slow.rank(), slow.host(), slow.device(), slow.kind(), slow.peerRank(),
-                            slow.reason() + "; " + s.reason(), slow.confirmation()));
+                    found.set(at, withCause(found.get(at), s));
                 }
             }
             SizeResult largest = job.results.isEmpty() ? null : job.results.getLast();
@@ -216,6 +212,12 @@ final class ValidationAggregator {
         return new ValidationResult(ranks, solo, List.copyOf(pairs.values()), pairsSeconds, late, suspects, verdict,
                 phase, waits, lockstep, unconfirmed == null ? null : List.copyOf(unconfirmed), figures,
                 List.copyOf(retransmits.values()));
+    }
+
+    /** {@code named} with {@code cause}'s reason added, keeping how it was confirmed. */
+    private static Suspect withCause(Suspect named, Suspect cause) {
+        return new Suspect(named.rank(), named.host(), named.device(), named.kind(), named.peerRank(),
+                named.reason() + "; " + cause.reason(), named.confirmation());
     }
 
     /** Each rank's CPU throttling, where its cgroup counted it. */

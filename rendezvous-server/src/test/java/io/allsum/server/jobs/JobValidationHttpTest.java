@@ -48,6 +48,14 @@ class JobValidationHttpTest extends JobsHttpTestBase {
         return new RankReport(rank, instance(rank), job.generation(), true, null, List.of(), true, v);
     }
 
+    /** Rank 0's partial report {@code v} on a validation of a group of 2, as answered. */
+    private HttpResponse<String> reportAloneOfTwo(RankValidation v) {
+        directory.form(group, 2);
+        Job job = submitValidation(Map.of());
+        JobAssignment received = everyRankReceives(2, 0).getFirst();
+        return http.report(group, job.jobId(), partial(0, received, v));
+    }
+
     private RankReport last(int rank, JobAssignment job, RankValidation v, double micros) {
         return new RankReport(rank, instance(rank), job.generation(), true, null, List.of(
                 new RankSizeResult(KIB, KIB / 4, micros, 0), new RankSizeResult(4 * KIB, KIB, 2 * micros, 0)),
@@ -152,12 +160,8 @@ class JobValidationHttpTest extends JobsHttpTestBase {
 
     @Test
     void aThrottlingFigureThatCannotBeIsRefused() {
-        directory.form(group, 2);
-        Job job = submitValidation(Map.of());
-        JobAssignment received = everyRankReceives(2, 0).getFirst();
-        HttpResponse<String> response = http.report(group, job.jobId(), partial(0, received, new RankValidation(
-                "h", "cpu", 1.0, List.of(), null, List.of(), null, List.of(), List.of(),
-                new CpuThrottling(1, 2, 10, 5)))); // more periods throttled than passed
+        HttpResponse<String> response = reportAloneOfTwo(new RankValidation("h", "cpu", 1.0, List.of(), null,
+                List.of(), null, List.of(), List.of(), new CpuThrottling(1, 2, 10, 5))); // more throttled than passed
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(http.detail(response)).contains("validation.cpu");
     }
@@ -177,12 +181,8 @@ class JobValidationHttpTest extends JobsHttpTestBase {
 
     @Test
     void aFoundRankOutsideTheGroupIsRefused() {
-        directory.form(group, 2);
-        Job job = submitValidation(Map.of());
-        JobAssignment received = everyRankReceives(2, 0).getFirst();
-        HttpResponse<String> response = http.report(group, job.jobId(), partial(0, received, new RankValidation(
-                "h", "cpu", 1.0, List.of(), null, List.of(), null, List.of(new Confirmation("rank/9/-1", true, "x",
-                9)))));
+        HttpResponse<String> response = reportAloneOfTwo(new RankValidation("h", "cpu", 1.0, List.of(), null,
+                List.of(), null, List.of(new Confirmation("rank/9/-1", true, "x", 9))));
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(http.detail(response)).contains("validation.confirmations").contains("found rank");
     }

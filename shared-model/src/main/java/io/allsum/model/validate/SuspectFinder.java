@@ -201,11 +201,15 @@ public final class SuspectFinder {
         return new TreeSet<>(host.getValue().stream().map(RankPlace::rank).toList());
     }
 
+    /** The pairs with neither end in {@code explained}: what a rank or host already named does not account for. */
+    private static java.util.function.Predicate<Pair> unexplainedBy(Set<Integer> explained) {
+        return p -> !explained.contains(p.low()) && !explained.contains(p.high());
+    }
+
     /** A host's pairs with other hosts against the pairs it is not in, leaving out pairs with {@code explained}. */
     private static Retransmits.Verdict hostLoss(Map<Pair, ValidationResult.PairRetransmits> counted,
                                                 Set<Integer> members, Set<Integer> explained) {
-        java.util.function.Predicate<Pair> unexplained = p -> !explained.contains(p.low())
-                && !explained.contains(p.high());
+        java.util.function.Predicate<Pair> unexplained = unexplainedBy(explained);
         return Retransmits.judge(counted, p -> unexplained.test(p) && members.contains(p.low())
                 != members.contains(p.high()), p -> unexplained.test(p) && !members.contains(p.low())
                 && !members.contains(p.high()));
@@ -246,8 +250,7 @@ public final class SuspectFinder {
         for (RankPlace place : ranks) {
             int rank = place.rank();
             Set<Integer> explained = Set.copyOf(blamed);
-            java.util.function.Predicate<Pair> unexplained = p -> !explained.contains(p.low())
-                    && !explained.contains(p.high());
+            java.util.function.Predicate<Pair> unexplained = unexplainedBy(explained);
             Retransmits.Verdict v = Retransmits.judge(counted, p -> p.has(rank), p -> !p.has(rank));
             boolean stillLossy = explained.isEmpty() || Retransmits.judge(counted,
                     p -> p.has(rank) && unexplained.test(p), p -> !p.has(rank) && unexplained.test(p))
