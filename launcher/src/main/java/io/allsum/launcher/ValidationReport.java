@@ -132,17 +132,19 @@ final class ValidationReport {
         retransmits(v);
     }
 
-    /** The kernel's resent segments per pair, the most resending first (at most 8); nothing where none were read. */
+    /** The kernel's lost segments per pair, the most losing first (at most 8); nothing where none were read. */
     private void retransmits(ValidationResult v) {
         if (v.retransmits().isEmpty()) {
             return;
         }
         long segments = v.retransmits().stream().mapToLong(PairRetransmits::segmentsOut).sum();
         long resent = v.retransmits().stream().mapToLong(PairRetransmits::retransmits).sum();
+        long lost = v.retransmits().stream().mapToLong(PairRetransmits::lost).sum();
         StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                "# TCP segments resent (the kernel's counters, whole validation): %d of %d over %d pairs", resent,
-                segments, v.retransmits().size()));
-        v.retransmits().stream().filter(p -> p.retransmits() > 0)
+                "# TCP segments lost (the kernel's counters, whole validation): %d of %d over %d pairs (%d resent, "
+                        + "%d of them spuriously: the peer had them)", lost, segments, v.retransmits().size(), resent,
+                resent - lost));
+        v.retransmits().stream().filter(p -> p.lost() > 0)
                 .sorted(java.util.Comparator.comparingDouble(PairRetransmits::percent).reversed()).limit(8)
                 .forEach(p -> line.append(String.format(Locale.ROOT, "; %d-%d %.2f%%", p.low(), p.high(),
                         p.percent())));

@@ -23,7 +23,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The kernel's own counters for this network namespace's TCP connections, as {@code ss -ti} reads them: one Linux
- * sock_diag dump (netlink), each connection's segments sent and retransmitted. A lossy link shows here even when its
+ * sock_diag dump (netlink), each connection's segments sent, retransmitted and reported back as duplicates. A lossy link shows here even when its
  * retransmissions are too rare or too quick to slow a timed exchange. Empty where the kernel does not say.
  */
 final class KernelTcpCounters {
@@ -56,6 +56,8 @@ final class KernelTcpCounters {
     private static final int DIAG_MSG_BYTES = 72;
     private static final int TOTAL_RETRANS_OFFSET = 100;
     private static final int SEGS_OUT_OFFSET = 136;
+    /** tcpi_dsack_dups (Linux 4.19 and later): DSACKs received, each a segment the peer got twice. */
+    private static final int DSACK_DUPS_OFFSET = 216;
     private static final int RECEIVE_BYTES = 64 * 1024;
     /** A dump is answered in microseconds; this bounds a kernel that does not answer at all. */
     private static final long RECEIVE_TIMEOUT_SECONDS = 2;
@@ -156,8 +158,10 @@ final class KernelTcpCounters {
             if (type == INET_DIAG_INFO && length - 4 >= SEGS_OUT_OFFSET + 4) {
                 long retransmits = Integer.toUnsignedLong(message.get(U32, at + 4 + TOTAL_RETRANS_OFFSET));
                 long segmentsOut = Integer.toUnsignedLong(message.get(U32, at + 4 + SEGS_OUT_OFFSET));
+                long duplicates = length - 4 >= DSACK_DUPS_OFFSET + 4
+                        ? Integer.toUnsignedLong(message.get(U32, at + 4 + DSACK_DUPS_OFFSET)) : 0;
                 out.put(new Connection(unmapped(local), localPort, unmapped(remote), remotePort),
-                        new TcpCounts(segmentsOut, retransmits));
+                        new TcpCounts(segmentsOut, retransmits, duplicates));
             }
             at += (length + 3) & ~3;
         }

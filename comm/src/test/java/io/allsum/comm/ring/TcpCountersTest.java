@@ -43,14 +43,17 @@ class TcpCountersTest {
                 // cores); a misread or swapped field would not stay under half
                 assertThat(sent.retransmits()).as("rank " + r + " to " + next + " resent")
                         .isBetween(0L, sent.segmentsOut() / 2);
+                // a duplicate the peer reports comes of a resent segment: a misread field would pass the resends
+                assertThat(sent.spuriousRetransmits()).as("rank " + r + " to " + next + " resent spuriously")
+                        .isBetween(0L, sent.retransmits());
             }
         }
     }
 
     @Test
     void countersNeverGoBackAcrossAReconnect() {
-        TcpCounts earlier = new TcpCounts(100, 5);
-        assertThat(new TcpCounts(150, 7).since(earlier)).isEqualTo(new TcpCounts(50, 2));
-        assertThat(new TcpCounts(10, 0).since(earlier)).isEqualTo(new TcpCounts(0, 0));
+        TcpCounts earlier = new TcpCounts(100, 5, 1);
+        assertThat(new TcpCounts(150, 7, 3).since(earlier)).isEqualTo(new TcpCounts(50, 2, 2));
+        assertThat(new TcpCounts(10, 0, 0).since(earlier)).isEqualTo(new TcpCounts(0, 0, 0));
     }
 }

@@ -85,7 +85,7 @@ final class ValidationAggregator {
         for (int i = 0; i < v.links().size(); i++) {
             RankValidation.LinkTraffic l = v.links().get(i);
             if (l == null || l.peer() < 0 || l.peer() >= worldSize || l.peer() == report.rank()
-                    || l.segmentsOut() < 0 || l.retransmits() < 0) {
+                    || l.segmentsOut() < 0 || l.retransmits() < 0 || l.spuriousRetransmits() < 0) {
                 return new Violation("validation.links[" + i + "]", rank + "needs another rank of the " + worldSize
                         + " and counts >= 0");
             }

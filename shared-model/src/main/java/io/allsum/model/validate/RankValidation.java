@@ -41,8 +41,15 @@ public record RankValidation(String host, String device, Double soloGBps, List<P
         }
     }
 
-    /** Segments this rank sent to {@code peer} over TCP, and how many of them it had to send again. */
-    public record LinkTraffic(int peer, long segmentsOut, long retransmits) {
+    /**
+     * Segments this rank sent to {@code peer} over TCP, how many of them it sent again, and how many of those the peer
+     * reported it already had (DSACK): resent early, not lost. 0 where the kernel does not count them.
+     */
+    public record LinkTraffic(int peer, long segmentsOut, long retransmits, long spuriousRetransmits) {
+
+        public LinkTraffic(int peer, long segmentsOut, long retransmits) {
+            this(peer, segmentsOut, retransmits, 0);
+        }
     }
 
     /**

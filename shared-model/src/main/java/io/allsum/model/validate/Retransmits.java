@@ -17,15 +17,17 @@ import java.util.function.Predicate;
 /**
  * The one rule for lossy links, from the kernel's TCP counters: a pair's two directions together, a host's or rank's
  * pairs together against the pairs it is not in. A lost segment costs a link far more than its share of the bytes
- * (TCP halves its window, or waits out a timeout), so a share that timed exchanges do not see is still a fault.
+ * (TCP halves its window, or waits out a timeout), so a share that timed exchanges do not see is still a fault. Lost
+ * means resent and never reported back as a duplicate: a retransmit timer that fires before a starved peer's ACK
+ * resends a whole 64 KiB flight (45 segments) the peer already had, and DSACK says so.
  */
 public final class Retransmits {
 
     /** Fewer segments say nothing of a link (a same-host link carries only frame headers over TCP). */
     public static final long MIN_SEGMENTS = 1000;
     /**
-     * A rank resending this share of its segments is lossy: 1% lost packets show as 1.3%, healthy links moving a
-     * crowded 2-core machine's full rate up to 0.6%, and one lost offloaded packet is resent as 45 segments.
+     * A rank losing this share of its segments is lossy: 1% lost packets show as 1.3% resent, healthy links moving a
+     * crowded 2-core machine's full rate up to 0.6%.
      */
     public static final double LOSSY_SHARE = 0.01;
     /**
@@ -49,22 +51,22 @@ public final class Retransmits {
         SortedMap<Pair, long[]> sums = new TreeMap<>(Comparator.comparingInt(Pair::low).thenComparingInt(Pair::high));
         byRank.forEach((rank, links) -> links.forEach(l -> {
             if (l.peer() != rank) {
-                long[] sum = sums.computeIfAbsent(Pair.of(rank, l.peer()), p -> new long[2]);
+                long[] sum = sums.computeIfAbsent(Pair.of(rank, l.peer()), p -> new long[3]);
                 sum[0] += l.segmentsOut();
                 sum[1] += l.retransmits();
+                sum[2] += l.spuriousRetransmits();
             }
         }));
         SortedMap<Pair, PairRetransmits> out = new TreeMap<>(sums.comparator());
-        sums.forEach((pair, sum) -> out.put(pair, new PairRetransmits(pair.low(), pair.high(), sum[0], sum[1],
-                sum[0] == 0 ? 0 : 100.0 * sum[1] / sum[0])));
+        sums.forEach((pair, sum) -> out.put(pair, PairRetransmits.of(pair.low(), pair.high(), sum[0], sum[1], sum[2])));
         return out;
     }
 
     /**
      * What the counters say about some pairs ({@code inside}) against the rest: their share together, the median
-     * share of the others, and how many of them ({@code pairs}, those of {@link #MIN_SEGMENTS} or more) resent {@link #PAIR_SHARE}.
+     * share of the others, and how many of them ({@code pairs}, those of {@link #MIN_SEGMENTS} or more) lost {@link #PAIR_SHARE}.
      */
-    public record Verdict(long segments, long resent, double share, double othersShare, int pairs, int lossyPairs) {
+    public record Verdict(long segments, long lost, double share, double othersShare, int pairs, int lossyPairs) {
 
         /**
          * Lossy together at {@code bar}, and in at least half of the pairs and 2: one lossy link does not make its
@@ -85,7 +87,7 @@ public final class Retransmits {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%d of %d (%.2g%%, %d of %d pairs at %.2g%% or more) against %.2g%% on "
-                    + "the other pairs' median", resent, segments, 100 * share, lossyPairs, pairs, 100 * PAIR_SHARE,
+                    + "the other pairs' median", lost, segments, 100 * share, lossyPairs, pairs, 100 * PAIR_SHARE,
                     100 * othersShare);
         }
     }
@@ -103,13 +105,13 @@ public final class Retransmits {
             PairRetransmits c = e.getValue();
             if (inside.test(e.getKey())) {
                 in[0] += c.segmentsOut();
-                in[1] += c.retransmits();
+                in[1] += c.lost();
                 if (c.segmentsOut() >= MIN_SEGMENTS) {
                     pairs++;
-                    lossy += c.retransmits() >= PAIR_SHARE * c.segmentsOut() ? 1 : 0;
+                    lossy += c.lost() >= PAIR_SHARE * c.segmentsOut() ? 1 : 0;
                 }
             } else if (outside.test(e.getKey()) && c.segmentsOut() >= MIN_SEGMENTS) {
-                others.add((double) c.retransmits() / c.segmentsOut());
+                others.add((double) c.lost() / c.segmentsOut());
             }
         }
         return new Verdict(in[0], in[1], in[0] == 0 ? 0 : (double) in[1] / in[0],

@@ -216,7 +216,7 @@ public final class SuspectFinder {
     }
 
     /**
-     * The hosts, ranks and links whose TCP connections resent a share of their segments ({@link Retransmits}),
+     * The hosts, ranks and links whose TCP connections lost a share of their segments ({@link Retransmits}),
      * smallest level last: a host over all its pairs with other hosts, a rank over all its pairs, each against the
      * pairs it is not in; a link only at {@link Retransmits#LINK_SHARE}, since one pair holds few packets. The kernel
      * counted every segment of the whole validation, so these are not measured again.
@@ -225,7 +225,7 @@ public final class SuspectFinder {
         Map<String, Suspect> found = new LinkedHashMap<>();
         Set<Integer> blamed = new LinkedHashSet<>();
         Map<String, List<RankPlace>> hosts = byHost(places);
-        // the host resending most is judged first, and its pairs explain a neighbour's: the pairs of a lossy host
+        // the host losing most is judged first, and its pairs explain a neighbour's: the pairs of a lossy host
         // with each of the others would otherwise make a host whose own links are clean look lossy too
         List<Map.Entry<String, List<RankPlace>>> order = new ArrayList<>(hosts.size() > 1 ? hosts.entrySet()
                 : List.<Map.Entry<String, List<RankPlace>>>of());
@@ -237,11 +237,11 @@ public final class SuspectFinder {
             Retransmits.Verdict v = hostLoss(counted, members, explained);
             if (v.lossy(Retransmits.LOSSY_HOST_SHARE)) {
                 add(found, suspect(host.getValue().getFirst(), Suspect.Kind.HOST, -1, String.format(Locale.ROOT,
-                        "every rank on %s resends TCP segments to other hosts: %s", host.getKey(), v)));
+                        "every rank on %s loses TCP segments to other hosts: %s", host.getKey(), v)));
                 blamed.addAll(members);
             }
         }
-        // ranks likewise, the most resending first; a rank is lossy over all its pairs and also without its pairs
+        // ranks likewise, the most losing first; a rank is lossy over all its pairs and also without its pairs
         // with ranks already named: a neighbour of a lossy host, with one noisy pair of its own, once stood at 1.2%
         // over 3 of its 6 pairs in CI (0.87% over 1 of 4 without the host's)
         List<RankPlace> ranks = new ArrayList<>(places);
@@ -256,7 +256,7 @@ public final class SuspectFinder {
                     p -> p.has(rank) && unexplained.test(p), p -> !p.has(rank) && unexplained.test(p))
                     .lossy(Retransmits.LOSSY_SHARE);
             if (!blamed.contains(rank) && v.lossy(Retransmits.LOSSY_SHARE) && stillLossy) {
-                add(found, suspect(place, Suspect.Kind.RANK, -1, "resends TCP segments to its peers: " + v));
+                add(found, suspect(place, Suspect.Kind.RANK, -1, "loses TCP segments to its peers: " + v));
                 blamed.add(rank);
             }
         }
@@ -264,7 +264,7 @@ public final class SuspectFinder {
             if (!blamed.contains(pair.low()) && !blamed.contains(pair.high())) {
                 ValidationResult.PairRetransmits c = counted.get(pair);
                 add(found, suspect(places.get(pair.low()), Suspect.Kind.LINK, pair.high(), String.format(Locale.ROOT,
-                        "pair %d-%d resent %d of %d TCP segments (%.2g%%)", pair.low(), pair.high(), c.retransmits(),
+                        "pair %d-%d lost %d of %d TCP segments (%.2g%%)", pair.low(), pair.high(), c.lost(),
                         c.segmentsOut(), c.percent())));
             }
         }

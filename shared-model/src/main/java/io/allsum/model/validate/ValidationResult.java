@@ -85,7 +85,23 @@ public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, Lis
     public static final String FAILED = "failed";
 
     /** Segments the pair's two ranks sent each other over TCP, and how many were sent again; {@code percent} of them. */
-    public record PairRetransmits(int low, int high, long segmentsOut, long retransmits, double percent) {
+    /**
+     * A pair's TCP counters, both directions: segments sent, sent again, and resent though the peer had them (DSACK);
+     * {@code percent} is the lost share, resent and not reported back as a duplicate.
+     */
+    public record PairRetransmits(int low, int high, long segmentsOut, long retransmits, long spuriousRetransmits,
+                                  double percent) {
+
+        public static PairRetransmits of(int low, int high, long segmentsOut, long retransmits, long spurious) {
+            long lost = Math.max(0, retransmits - spurious);
+            return new PairRetransmits(low, high, segmentsOut, retransmits, spurious,
+                    segmentsOut == 0 ? 0 : 100.0 * lost / segmentsOut);
+        }
+
+        /** Resent and never reported back as a duplicate (a network that duplicates packets can report more). */
+        public long lost() {
+            return Math.max(0, retransmits - spuriousRetransmits);
+        }
     }
 
     public record SoloFigure(int rank, double gbps) {

@@ -192,7 +192,7 @@ public final class ValidationRunner {
             TcpCounts before = start.get(peer);
             if (before != null) {
                 TcpCounts sent = counts.since(before);
-                out.add(new LinkTraffic(peer, sent.segmentsOut(), sent.retransmits()));
+                out.add(new LinkTraffic(peer, sent.segmentsOut(), sent.retransmits(), sent.spuriousRetransmits()));
             }
         });
         return out;

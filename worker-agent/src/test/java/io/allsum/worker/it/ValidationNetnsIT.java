@@ -250,7 +250,7 @@ class ValidationNetnsIT {
             assertThat(lossy.suspects()).allSatisfy(s -> assertThat(s.host()).isEqualTo(net.address(lossyHost)))
                     .anySatisfy(s -> {
                         assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
-                        assertThat(s.reason()).contains("resends TCP segments to other hosts");
+                        assertThat(s.reason()).contains("loses TCP segments to other hosts");
                     });
         } finally {
             net.stopDropping();
