@@ -167,6 +167,14 @@ class JobValidationHttpTest extends JobsHttpTestBase {
     }
 
     @Test
+    void aNegativeTcpCounterIsRefused() {
+        HttpResponse<String> response = reportAloneOfTwo(new RankValidation("h", "cpu", 1.0, List.of(), null,
+                List.of(), null, List.of(), List.of(new RankValidation.LinkTraffic(0, 100, 5, -1)), null));
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(http.detail(response)).contains("validation.links[0]");
+    }
+
+    @Test
     void aPartnerTheRanksFoundBadWhileConfirmingIsNamedWithWhereItRuns() throws Exception {
         Job done = runValidation((a, b) -> 1.0, Map.of(), List.of(new Confirmation("rank/5/-1", true,
                 "found while confirming: 1-5; 2-5; 4-5", 5)));
