@@ -300,6 +300,9 @@ final class PeerLink implements AutoCloseable {
                     checkHeader(ctx, sequence, into.byteSize(), KIND_DATA);
                     headerChecked = true;
                 }
+                if (n < 0 && headerChecked) {
+                    throwNoticeInTornFrame(ctx, payload);
+                }
                 deadline = afterRead(ctx, n, deadline);
             }
             if (!headerChecked) {
@@ -308,6 +311,9 @@ final class PeerLink implements AutoCloseable {
             readHeader.clear();
             done = true;
         } catch (IOException e) {
+            if (!closed && headerChecked) {
+                throwNoticeInTornFrame(ctx, payload);
+            }
             throw closed ? aborted(ctx, e) : peerFailed(ctx, "lost the connection (" + e.getMessage() + ")", e);
         } catch (ClosedSelectorException e) {
             throw aborted(ctx, e);
@@ -316,6 +322,23 @@ final class PeerLink implements AutoCloseable {
                 readHeader.clear();
                 unreadPayload = payload.remaining();
             }
+        }
+    }
+
+    /**
+     * A peer that abandoned a data frame half-written sends its ABORT notice next, then closes: so when the stream
+     * ends inside a frame, its last {@link #HEADER_BYTES} are that notice (a notice has sequence -1, no data does).
+     */
+    private void throwNoticeInTornFrame(OpContext ctx, ByteBuffer payload) {
+        int end = payload.position();
+        if (end < HEADER_BYTES) {
+            return;
+        }
+        ByteBuffer tail = payload.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int failed = tail.getInt(end - HEADER_BYTES + 4);
+        if (tail.getInt(end - HEADER_BYTES) == KIND_ABORT && tail.getLong(end - HEADER_BYTES + 8) == -1
+                && failed >= 0) {
+            throw abortNotice(ctx.phase(), failed);
         }
     }
 
