@@ -23,8 +23,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The kernel's own counters for this network namespace's TCP connections, as {@code ss -ti} reads them: one Linux
- * sock_diag dump (netlink), each connection's segments sent, retransmitted and reported back as duplicates. A lossy link shows here even when its
- * retransmissions are too rare or too quick to slow a timed exchange. Empty where the kernel does not say.
+ * sock_diag dump (netlink), each connection's segments sent, retransmitted and reported back as duplicates. A lossy
+ * link shows here even when its retransmissions are too rare or too quick to slow a timed exchange. Empty where the
+ * kernel does not say.
  */
 final class KernelTcpCounters {
 

@@ -46,10 +46,6 @@ public record RankValidation(String host, String device, Double soloGBps, List<P
      * reported it already had (DSACK): resent early, not lost. 0 where the kernel does not count them.
      */
     public record LinkTraffic(int peer, long segmentsOut, long retransmits, long spuriousRetransmits) {
-
-        public LinkTraffic(int peer, long segmentsOut, long retransmits) {
-            this(peer, segmentsOut, retransmits, 0);
-        }
     }
 
     /**

@@ -84,7 +84,6 @@ public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, Lis
     public static final String SUSPECTS = "suspects";
     public static final String FAILED = "failed";
 
-    /** Segments the pair's two ranks sent each other over TCP, and how many were sent again; {@code percent} of them. */
     /**
      * A pair's TCP counters, both directions: segments sent, sent again, and resent though the peer had them (DSACK);
      * {@code percent} is the lost share, resent and not reported back as a duplicate.
@@ -93,14 +92,17 @@ public record ValidationResult(List<RankPlace> ranks, List<SoloFigure> solo, Lis
                                   double percent) {
 
         public static PairRetransmits of(int low, int high, long segmentsOut, long retransmits, long spurious) {
-            long lost = Math.max(0, retransmits - spurious);
             return new PairRetransmits(low, high, segmentsOut, retransmits, spurious,
-                    segmentsOut == 0 ? 0 : 100.0 * lost / segmentsOut);
+                    segmentsOut == 0 ? 0 : 100.0 * lost(retransmits, spurious) / segmentsOut);
+        }
+
+        public long lost() {
+            return lost(retransmits, spuriousRetransmits);
         }
 
         /** Resent and never reported back as a duplicate (a network that duplicates packets can report more). */
-        public long lost() {
-            return Math.max(0, retransmits - spuriousRetransmits);
+        private static long lost(long retransmits, long spurious) {
+            return Math.max(0, retransmits - spurious);
         }
     }
 

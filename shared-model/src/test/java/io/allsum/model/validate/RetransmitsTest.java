@@ -23,6 +23,11 @@ class RetransmitsTest {
     private static final List<RankPlace> PLACES = IntStream.range(0, 8)
             .mapToObj(r -> new RankPlace(r, "10.0.0." + (r / 2 + 1), "cpu")).toList();
 
+    /** A link whose resends the peer did not report as duplicates. */
+    private static LinkTraffic link(int peer, long segmentsOut, long retransmits) {
+        return new LinkTraffic(peer, segmentsOut, retransmits, 0);
+    }
+
     /** Every rank's links: 60,000 segments to each peer, 1.3% resent where {@code lossy}, else 0 to 2 segments. */
     private static Map<Pair, PairRetransmits> counted(Random noise, BiPredicate<Integer, Integer> lossy) {
         return counted(noise, lossy, 730);
@@ -37,7 +42,7 @@ class RetransmitsTest {
                 if (peer != r) {
                     long again = lossy.test(Math.min(r, peer), Math.max(r, peer)) ? resent + noise.nextInt(100)
                             : noise.nextInt(3);
-                    links.add(new LinkTraffic(peer, 60_000, again));
+                    links.add(link(peer, 60_000, again));
                 }
             }
             byRank.put(r, links);
@@ -48,7 +53,7 @@ class RetransmitsTest {
     @Test
     void bothDirectionsMakeOnePairFigure() {
         Map<Pair, PairRetransmits> counted = Retransmits.of(Map.of(
-                0, List.of(new LinkTraffic(1, 3000, 30)), 1, List.of(new LinkTraffic(0, 1000, 0))));
+                0, List.of(link(1, 3000, 30)), 1, List.of(link(0, 1000, 0))));
         assertThat(counted).containsOnlyKeys(Pair.of(0, 1));
         assertThat(counted.get(Pair.of(0, 1))).isEqualTo(new PairRetransmits(0, 1, 4000, 30, 0, 0.75));
     }
@@ -59,8 +64,8 @@ class RetransmitsTest {
         for (int run = 0; run < 100; run++) {
             assertThat(FINDER.lossSuspects(PLACES, counted(noise, (a, b) -> false))).as("run %d", run).isEmpty();
         }
-        Map<Pair, PairRetransmits> headersOnly = Retransmits.of(Map.of(0, List.of(new LinkTraffic(1, 500, 50)),
-                1, List.of(new LinkTraffic(0, 400, 40)), 2, List.of(new LinkTraffic(0, 20_000, 0))));
+        Map<Pair, PairRetransmits> headersOnly = Retransmits.of(Map.of(0, List.of(link(1, 500, 50)),
+                1, List.of(link(0, 400, 40)), 2, List.of(link(0, 20_000, 0))));
         assertThat(FINDER.lossSuspects(PLACES, headersOnly)).as("900 segments say nothing").isEmpty();
     }
 
@@ -100,7 +105,7 @@ class RetransmitsTest {
                 {4, 7, 9019, 2}, {5, 6, 9051, 0}, {5, 7, 9045, 0}, {6, 7, 212, 0}};
         Map<Integer, List<LinkTraffic>> byRank = new TreeMap<>();
         for (long[] p : pairs) { // each pair's count as the lower rank's own, the other direction empty
-            byRank.computeIfAbsent((int) p[0], r -> new ArrayList<>()).add(new LinkTraffic((int) p[1], p[2], p[3]));
+            byRank.computeIfAbsent((int) p[0], r -> new ArrayList<>()).add(link((int) p[1], p[2], p[3]));
         }
         assertThat(FINDER.lossSuspects(PLACES, Retransmits.of(byRank))).singleElement().satisfies(s -> {
             assertThat(s.kind()).isEqualTo(Suspect.Kind.HOST);
@@ -118,7 +123,7 @@ class RetransmitsTest {
                 boolean across = (r / 2 == 1) != (peer / 2 == 1);
                 int lossy = r == 2 || peer == 2 ? 90 : r == 3 || peer == 3 ? 54 : 0;
                 if (peer != r) {
-                    links.add(new LinkTraffic(peer, across ? 4500 : 100, across ? lossy / 2 : 0));
+                    links.add(link(peer, across ? 4500 : 100, across ? lossy / 2 : 0));
                 }
             }
             byRank.put(r, links);
@@ -137,7 +142,7 @@ class RetransmitsTest {
             List<LinkTraffic> links = new ArrayList<>();
             for (int peer = 0; peer < 8; peer++) {
                 if (peer != r) {
-                    links.add(new LinkTraffic(peer, 4500, (r == 4 && peer == 6) || (r == 0 && peer == 4) ? 45 : 0));
+                    links.add(link(peer, 4500, (r == 4 && peer == 6) || (r == 0 && peer == 4) ? 45 : 0));
                 }
             }
             byRank.put(r, links);
@@ -155,7 +160,7 @@ class RetransmitsTest {
                 if (peer != r) {
                     boolean busy = r == 1 || peer == 1;
                     boolean burst = r + peer == 7 && Math.abs(r - peer) == 1;
-                    links.add(new LinkTraffic(peer, busy ? 400_000 : 4750, busy ? 2200 : burst ? 206 : 0));
+                    links.add(link(peer, busy ? 400_000 : 4750, busy ? 2200 : burst ? 206 : 0));
                 }
             }
             byRank.put(r, links);
@@ -192,7 +197,7 @@ class RetransmitsTest {
         Map<Integer, List<LinkTraffic>> byRank = new TreeMap<>();
         for (String entry : CI_RUN) {
             String[] f = entry.split("[- /]");
-            byRank.computeIfAbsent(Integer.parseInt(f[0]), r -> new ArrayList<>()).add(new LinkTraffic(
+            byRank.computeIfAbsent(Integer.parseInt(f[0]), r -> new ArrayList<>()).add(link(
                     Integer.parseInt(f[1]), Long.parseLong(f[3]), Long.parseLong(f[2])));
         }
         assertThat(FINDER.lossSuspects(PLACES, Retransmits.of(byRank))).singleElement().satisfies(s -> {
