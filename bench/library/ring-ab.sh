@@ -14,7 +14,7 @@ lib_rank() (
     ALLSUM_BACKEND=ring exec timeout 150 "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.bench.BenchCommand \
     bench-library "$@"
 )
-for rep in 1 2; do
+for rep in $(seq ${REPS:-2}); do
   echo "## job path, ring 4 ranks, rep $rep"
   $ALLSUM_HOME/bin/allsum --backend ring --ranks 4 --process-per-rank -b 8 -e 1M -f 2 -n 50 -w 5 -q
   echo "## library, ring 4 ranks, rep $rep"; pids=()

@@ -489,7 +489,8 @@ def render(results):
         bw = statistics.median(bws) if bws else None
         slow = f"{100 * (1 - bw / base):.0f}%" if bw and base else "-"
         named = "-" if name == "healthy" else f"{sum(r['named'] for r in runs)}/{len(runs)}"
-        others = f"{sum(len(r['others']) for r in runs)} in {sum(1 for r in runs if r['others'])} runs"
+        hit = sum(1 for r in runs if r['others'])
+        others = f"{sum(len(r['others']) for r in runs)} in {hit} runs" if hit else "0"
         lines.append(f"| {name} | {len(runs)} | {bw:.3f} | {slow} | {named} | {others} | "
                      f"{statistics.median(r['wall'] for r in runs):.1f} |" if bw else
                      f"| {name} | {len(runs)} | - | - | {named} | {others} | "
