@@ -20,7 +20,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
-import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.lifecycle.Startables;
 import org.testcontainers.utility.DockerImageName;
@@ -54,7 +53,7 @@ class RingClusterIT {
                 .withNetwork(network).withNetworkAliases("server")
                 .withEnv("ALLSUM_TOKEN", TOKEN)
                 .withExposedPorts(8080)
-                .waitingFor(Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(3)));
+                .waitingFor(PolledHealthcheck.within(Duration.ofMinutes(3)));
         server.start();
         api = new Api("http://" + server.getHost() + ":" + server.getMappedPort(8080), TOKEN);
         for (int rank = 0; rank < RANKS; rank++) {
@@ -69,7 +68,7 @@ class RingClusterIT {
                     .withEnv("ALLSUM_BACKEND", "ring")
                     .withEnv("ALLSUM_RANK", String.valueOf(rank))
                     .withEnv("ALLSUM_WORLD_SIZE", String.valueOf(RANKS))
-                    .waitingFor(Wait.forHealthcheck().withStartupTimeout(Duration.ofMinutes(4)));
+                    .waitingFor(PolledHealthcheck.within(Duration.ofMinutes(4)));
             workers.add(worker);
         }
         // All at once, each on its own thread: a worker turns healthy only when the whole group has joined, so
