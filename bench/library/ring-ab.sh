@@ -12,7 +12,13 @@ lib_rank() (
   local rank=$1 world=$2 group=$3; shift 3
   source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_jvm_flags worker ring
   # LIB_FLAGS=plain: a user program's JVM (the JDK's JIT thresholds, no worker.jvmargs); default: the worker's flags
+  # LIB_FLAGS=aot: the worker's flags and a JDK AOT cache of the program itself, recorded by each rank's first run
+  # (rep 1 then pays the recording), as the job path's workers map theirs
   [ "${LIB_FLAGS:-worker}" = plain ] && ALLSUM_JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC)
+  if [ "${LIB_FLAGS:-worker}" = aot ]; then
+    if [ -f "$OUT/lib-$rank.aot" ]; then ALLSUM_JVM_FLAGS+=("-XX:AOTCache=$OUT/lib-$rank.aot" -Xlog:aot*=off)
+    else ALLSUM_JVM_FLAGS+=("-XX:AOTCacheOutput=$OUT/lib-$rank.aot"); fi
+  fi
   ALLSUM_SERVER=http://127.0.0.1:18190 ALLSUM_GROUP=$group ALLSUM_RANK=$rank ALLSUM_WORLD_SIZE=$world \
     ALLSUM_BACKEND=ring exec timeout 150 "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.bench.BenchCommand \
     bench-library "$@"
