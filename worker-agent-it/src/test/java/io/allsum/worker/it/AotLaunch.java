@@ -82,21 +82,23 @@ final class AotLaunch {
         return List.copyOf(command);
     }
 
-    /** The worker's test class path with its plain jar in place of target/classes, when that jar is current. */
+    /** The worker's classes (its plain jar) and libraries, from this module's test class path. */
     private static Base workerClasspath() {
-        Path jar = Path.of("target", "worker-agent-plain.jar");
-        Path classes = Path.of("target", "classes");
-        String main = WorkerAgentApplication.class.getName();
         String classpath = JvmProcess.testClasspath();
-        if (!Files.isRegularFile(jar) || anyNewer(classes, modified(jar))) {
-            return new Base(List.of("-cp", classpath, main), false,
-                    jar + " is absent or older than target/classes (verify packages it before the ITs)");
+        List<String> start = List.of("-cp", classpath, WorkerAgentApplication.class.getName());
+        // A cache takes jars only (an IDE may put a module's classes directory here instead).
+        return Arrays.stream(classpath.split(File.pathSeparator)).map(Path::of).filter(Files::isDirectory)
+                .filter(AotLaunch::hasEntries).findFirst()
+                .map(dir -> new Base(start, false, dir + " is a directory of classes, which an AOT cache cannot take"))
+                .orElseGet(() -> new Base(start, true, null));
+    }
+
+    private static boolean hasEntries(Path dir) {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isPresent();
+        } catch (IOException e) {
+            return true;
         }
-        String jarClasspath = Arrays.stream(classpath.split(File.pathSeparator))
-                .map(entry -> Path.of(entry).toAbsolutePath().normalize().equals(classes.toAbsolutePath().normalize())
-                        ? jar.toAbsolutePath().toString() : entry)
-                .collect(Collectors.joining(File.pathSeparator));
-        return new Base(List.of("-cp", jarClasspath, main), true, null);
     }
 
     /** The server jar extracted by Spring Boot's jar tools (once per build of that jar). */
@@ -196,14 +198,6 @@ final class AotLaunch {
             }
         }
         return jars.stream().filter(Files::isRegularFile).noneMatch(jar -> modified(jar).compareTo(trained) > 0);
-    }
-
-    private static boolean anyNewer(Path dir, FileTime than) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).anyMatch(f -> modified(f).compareTo(than) > 0);
-        } catch (IOException e) {
-            return true;
-        }
     }
 
     private static FileTime modified(Path file) {
