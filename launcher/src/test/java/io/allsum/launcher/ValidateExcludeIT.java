@@ -20,9 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code allsum validate --server ... --exclude} on a real local group of 4 ring ranks whose rank 3 runs in a CPU
- * cgroup that grants it 10 ms of every 100 ms: the verdict names rank 3, and the sweep runs again on the others.
- * A hard cap, unlike a busy machine's sharing, slows every exchange with that rank (its pairs fall 80% and more
- * short, also with a core kept busy beside the test; a smaller share only makes the test longer). Skipped where this process cannot make a CPU cgroup (it needs root and a writable cgroup file system).
+ * cgroup that grants it 10 ms of every 100 ms: the verdict names rank 3, and the sweep runs again on the others. A
+ * hard cap, unlike a busy machine's sharing, slows every exchange with that rank (its pairs fall 80% and more
+ * short, also with a core kept busy beside the test; a smaller share only makes the test longer). Skipped where
+ * this process cannot make a CPU cgroup (it needs root and a writable cgroup file system).
  */
 @Isolated("it judges a group's speed: another test's processes on the same cores would be its fault")
 class ValidateExcludeIT {
