@@ -6,6 +6,10 @@
 #   docker/local-bases.sh            (idempotent: does nothing when the tag exists; needs root, debootstrap, dockerd)
 set -euo pipefail
 tag="${1:-debian:bookworm-slim}"
+# One run at a time, holding this lock: .ci/run starts this beside the build, and the container tests wait on it.
+lock="${ALLSUM_BASES_LOCK:-/tmp/allsum-local-bases.lock}"
+exec 9>"$lock"
+flock 9
 if docker image inspect "$tag" >/dev/null 2>&1; then
   echo "local-bases: $tag already present"
   exit 0
