@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library library1 validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -114,6 +114,19 @@ part_library() { # issue 42: the library's all-reduce against the job path (NCCL
   for i in 1 2 3; do
     echo "## library start $i (server up)"; lib_rank 0 1 nccl "lib-start-$i" -b 4 -e 4 -n 1 -w 0 --warm-calls 0 | grep LIBRARY_START
     echo "## torch start $i"; python3 bench/h200/torch_cold_start.py
+  done
+  kill $rdv_pid; wait $rdv_pid 2>/dev/null
+}
+
+part_library1() { # issue 42, NCCL on one GPU in steady state: job path, library, library --direct (the backend's
+  # communicator), alternating REPS (3) times, ITERS (500) calls a size after WARMUP (50), 8 B .. 64 MiB
+  export CUDA_VISIBLE_DEVICES=0
+  rdv_server 18190 "$OUT/library1-server.log" || return
+  local rep n=${ITERS:-500} w=${WARMUP:-50}
+  for rep in $(seq ${REPS:-3}); do
+    echo "## job path, nccl 1 rank, rep $rep"; allsum --backend nccl --ranks 1 -b 8 -e 64M -f 2 -n $n -w $w -q
+    echo "## library, nccl 1 rank, rep $rep"; lib_rank 0 1 nccl "lib1-$rep" -b 8 -e 64M -f 2 -n $n -w $w
+    echo "## library --direct, nccl 1 rank, rep $rep"; lib_rank 0 1 nccl "lib1d-$rep" -b 8 -e 64M -f 2 -n $n -w $w --direct
   done
   kill $rdv_pid; wait $rdv_pid 2>/dev/null
 }
