@@ -28,7 +28,7 @@ class ValidateEndToEndIT {
         Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
         for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
             assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
-                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+                    + " is absent: build the reactor (./mvnw verify -pl launcher-it -am packages it first)");
         }
         Path json = dir.resolve("validate.json");
 
@@ -60,7 +60,7 @@ class ValidateEndToEndIT {
     void everyRoundsValidatesTheSameGroupAgainAndGivesEachRoundsVerdict() throws Exception {
         Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
         assumeTrue(Files.isRegularFile(repo.resolve("worker-agent/target/worker-agent.jar")),
-                "the worker jar is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+                "the worker jar is absent: build the reactor (./mvnw verify -pl launcher-it -am packages it first)");
 
         // what is tested is the rounds: two ranks on a crowded 2-core host can stall a probe 19% (a 15% bar)
         LauncherProcess.Result r = LauncherProcess.run(dir, 480, "validate", "--backend", "ring", "--ranks", "2",

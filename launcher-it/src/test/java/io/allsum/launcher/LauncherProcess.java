@@ -23,7 +23,7 @@ final class LauncherProcess {
         String jar = System.getProperty("allsum.launcher.jar", "target/allsum-launcher.jar");
         Path path = Path.of(jar);
         assumeTrue(Files.isRegularFile(path), "the launcher jar " + path.toAbsolutePath()
-                + " is absent: run this test through `./mvnw verify -pl launcher -am` (failsafe runs after package)");
+                + " is absent: run this test through `./mvnw verify -pl launcher-it -am` (failsafe runs after package)");
         return path;
     }
 
@@ -32,7 +32,7 @@ final class LauncherProcess {
         Path repo = Path.of(System.getProperty("allsum.repo", "..")).toAbsolutePath().normalize();
         for (String jar : List.of("rendezvous-server/target/rendezvous-server.jar", "worker-agent/target/worker-agent.jar")) {
             assumeTrue(Files.isRegularFile(repo.resolve(jar)), repo.resolve(jar)
-                    + " is absent: build the reactor (./mvnw verify -pl launcher -am packages it first)");
+                    + " is absent: build the reactor (./mvnw verify -pl launcher-it -am packages it first)");
         }
     }
 
