@@ -4,10 +4,11 @@
 # LIB_ARGS: more bench-library options for the library ranks (e.g. --direct).
 set -uo pipefail
 OUT=${OUT:-/tmp/ringab}
+source "$(dirname "$0")/ring-job.sh"
 source "$(dirname "$0")/ring-ranks.sh" 18190
 for rep in $(seq ${REPS:-2}); do
   echo "## job path, ring 4 ranks, rep $rep"
-  $ALLSUM_HOME/bin/allsum --backend ring --ranks 4 --process-per-rank -b 8 -e 1M -f 2 -n ${ITERS:-50} -w ${WARMUP:-5} -a 3 -q
+  ring_job_sweep "$ALLSUM_HOME" ${ITERS:-50} ${WARMUP:-5}
   echo "## library, ring 4 ranks, rep $rep"; pids=()
   for r in 0 1 2 3; do lib_rank $r 4 "lib-ring-$rep" -b 8 -e 1M -f 2 -n ${ITERS:-50} -w ${WARMUP:-5} ${LIB_ARGS:-} > "$OUT/lib-ring-$r.txt" 2>&1 & pids+=($!); done
   wait "${pids[@]}"; grep -v 'INFO\|^[A-Z][a-z][a-z] [0-9]' "$OUT/lib-ring-0.txt"

@@ -4,6 +4,7 @@
 # REPS (3) times, ITERS (500) calls a size after WARMUP (50). Series "## shipped" and "## trained".
 set -uo pipefail
 : "${ALLSUM_HOME:?the dist, bin/allsum-aot-train run once}"
+source "$(dirname "$0")/ring-job.sh"
 shipped=$ALLSUM_HOME alt=${ALT_HOME:-/tmp/allsum-trained}
 n=${ITERS:-500} w=${WARMUP:-50}
 rm -rf "$alt" && cp -r "$shipped" "$alt"
@@ -15,6 +16,6 @@ for rep in $(seq ${REPS:-3}); do
   for v in shipped trained; do
     home=$shipped; [ $v = trained ] && home=$alt
     echo "## $v, rep $rep"
-    ALLSUM_HOME=$home "$home/bin/allsum" --backend ring --ranks 4 --process-per-rank -b 8 -e 1M -f 2 -n "$n" -w "$w" -a 3 -q
+    ring_job_sweep "$home" "$n" "$w"
   done
 done
