@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything measured on the GPU host, in as few device calls as possible. Run from the repo root there:
-#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library library1 validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests pin1
+#   bash bench/h200/run.sh PART...      parts: env nccl1 launcher1 cold library library1 library_user validate ab_rdv ab_start ab_cpu2 cpu2 ab_validate ring ringab rdv rdvfresh rdvfirst warm1 multi nb2 small2 small2s small1 burst1 abort2 flags large2 gputests pin1
 # GRAPH=N adds nccl-tests' CUDA-graph mode (-G N) series to small2 and small1, native and backend.
 # NATIVE_DIR=folder builds the native program from there instead of bench/native (a copy that travels with a run).
 # Per-size medians and ratios of a part's output: python3 bench/h200/medians.py $OUT/small2.txt
@@ -85,11 +85,13 @@ part_cold() { # command to first all-sum done, 1 rank: allsum vs PyTorch, interl
   done
 }
 
-# One library rank (bench-library: Allsum.init() and a sweep) with the worker's JVM flags and GPU libraries, joining
-# the server on port 18190 as ALLSUM_* say: RANK WORLD BACKEND GROUP bench-library-args...
+# One library rank (bench-library: Allsum.init() and a sweep) with the GPU libraries and the JVM flags LIB_FLAGS picks
+# (bench/library/lib-flags.sh; AOT caches in $OUT), joining the server on port 18190 as ALLSUM_* say:
+#   lib_rank RANK WORLD BACKEND GROUP bench-library-args...
+source "$repo/bench/library/lib-flags.sh"
 lib_rank() (
   local rank=$1 world=$2 backend=$3 group=$4; shift 4
-  source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_find_gpu_libs; allsum_jvm_flags worker "$backend"
+  lib_jvm_flags "$rank" "$backend" "$OUT" || exit; allsum_find_gpu_libs
   ALLSUM_SERVER=http://127.0.0.1:18190 ALLSUM_GROUP=$group ALLSUM_RANK=$rank ALLSUM_WORLD_SIZE=$world \
     ALLSUM_BACKEND=$backend exec timeout 150 "$JAVA" "${ALLSUM_JVM_FLAGS[@]}" -cp "$(bench_cp)" io.allsum.bench.BenchCommand \
     bench-library "$@"
@@ -119,14 +121,34 @@ part_library() { # issue 42: the library's all-reduce against the job path (NCCL
 }
 
 part_library1() { # issue 42, NCCL on one GPU in steady state: job path, library, library --direct (the backend's
-  # communicator), alternating REPS (3) times, ITERS (500) calls a size after WARMUP (50), 8 B .. 64 MiB
+  # communicator), alternating REPS (3) times, ITERS (500) calls a size after WARMUP (50), 8 B .. 64 MiB. LIB_VARIANTS
+  # (default: worker) adds a library series per LIB_FLAGS value; aot records its cache in one unmeasured run first.
   export CUDA_VISIBLE_DEVICES=0
   rdv_server 18190 "$OUT/library1-server.log" || return
-  local rep n=${ITERS:-500} w=${WARMUP:-50}
+  local rep v n=${ITERS:-500} w=${WARMUP:-50}
+  for v in ${LIB_VARIANTS:-worker}; do
+    [ "$v" = aot ] && LIB_FLAGS=aot lib_rank 0 1 nccl "lib1-record" -b 8 -e 64M -f 2 -n $n -w $w > /dev/null 2>&1
+  done
   for rep in $(seq ${REPS:-3}); do
     echo "## job path, nccl 1 rank, rep $rep"; allsum --backend nccl --ranks 1 -b 8 -e 64M -f 2 -n $n -w $w -q
-    echo "## library, nccl 1 rank, rep $rep"; lib_rank 0 1 nccl "lib1-$rep" -b 8 -e 64M -f 2 -n $n -w $w
+    for v in ${LIB_VARIANTS:-worker}; do
+      echo "## library ($v JVM flags), nccl 1 rank, rep $rep"; LIB_FLAGS=$v lib_rank 0 1 nccl "lib1-$v-$rep" -b 8 -e 64M -f 2 -n $n -w $w
+    done
     echo "## library --direct, nccl 1 rank, rep $rep"; lib_rank 0 1 nccl "lib1d-$rep" -b 8 -e 64M -f 2 -n $n -w $w --direct
+  done
+  kill $rdv_pid; wait $rdv_pid 2>/dev/null
+}
+
+part_library_user() { # issue 42, what a program's own thread feels on one GPU: the library's all-reduce called from
+  # its thread (blocking; enqueued on its CUDA stream), wall clock, beside torch.distributed's all_reduce the same two
+  # ways, alternating REPS (3) times, ITERS (500) calls a size after WARMUP (50), 8 B .. 64 MiB
+  export CUDA_VISIBLE_DEVICES=0
+  rdv_server 18190 "$OUT/library-user-server.log" || return
+  local rep n=${ITERS:-500} w=${WARMUP:-50}
+  for rep in $(seq ${REPS:-3}); do
+    echo "## library, caller's thread, blocking, rep $rep"; lib_rank 0 1 nccl "libu-b-$rep" -b 8 -e 64M -f 2 -n $n -w $w --caller blocking
+    echo "## library, caller's thread, stream, rep $rep"; lib_rank 0 1 nccl "libu-s-$rep" -b 8 -e 64M -f 2 -n $n -w $w --caller stream
+    python3 bench/h200/torch_allreduce_loop.py $n $w $((64 << 20)) | sed "s/^## \\(.*\\)/## \\1, rep $rep/"
   done
   kill $rdv_pid; wait $rdv_pid 2>/dev/null
 }

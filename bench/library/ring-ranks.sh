@@ -1,12 +1,11 @@
 # Sourced by ring-ab.sh and ring-gap.sh: the dist's server on port $1 (stopped by stop_server) and lib_rank, one
 # bench-library rank of a ring group joined there.
 #   lib_rank RANK WORLD GROUP bench-library-args...
-# LIB_FLAGS=plain: a user program's JVM (the JDK's JIT thresholds, no worker.jvmargs); default: the worker's flags.
-# LIB_FLAGS=aot: the worker's flags and a JDK AOT cache of the program itself, recorded by each rank's first run (that
-# run then pays the recording), as the job path's workers map theirs. RANK0_FLAGS: more JVM flags for rank 0 only.
+# LIB_FLAGS picks the ranks' JVM flags (bench/library/lib-flags.sh); RANK0_FLAGS: more JVM flags for rank 0 only.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export ALLSUM_HOME=${ALLSUM_HOME:?the dist, bin/allsum-aot-train run once}; mkdir -p "$OUT"
 source bench/classpath.sh
+source bench/library/lib-flags.sh
 JAVA=$ALLSUM_HOME/runtime/bin/java
 RANKS_PORT=$1
 $ALLSUM_HOME/bin/allsum-server --server.port=$RANKS_PORT > $OUT/server.log 2>&1 & srv=$!
@@ -14,12 +13,7 @@ for _ in $(seq 240); do curl -fsS http://127.0.0.1:$RANKS_PORT/actuator/health >
 stop_server() { kill $srv; }
 lib_rank() (
   local rank=$1 world=$2 group=$3; shift 3
-  source "$ALLSUM_HOME/bin/allsum-common.sh"; allsum_jvm_flags worker ring
-  [ "${LIB_FLAGS:-worker}" = plain ] && ALLSUM_JVM_FLAGS=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC)
-  if [ "${LIB_FLAGS:-worker}" = aot ]; then
-    if [ -f "$OUT/lib-$rank.aot" ]; then ALLSUM_JVM_FLAGS+=("-XX:AOTCache=$OUT/lib-$rank.aot" -Xlog:aot*=off)
-    else ALLSUM_JVM_FLAGS+=("-XX:AOTCacheOutput=$OUT/lib-$rank.aot"); fi
-  fi
+  lib_jvm_flags "$rank" ring "$OUT" || exit
   # shellcheck disable=SC2206
   [ "$rank" = 0 ] && ALLSUM_JVM_FLAGS+=(${RANK0_FLAGS:-})
   ALLSUM_SERVER=http://127.0.0.1:$RANKS_PORT ALLSUM_GROUP=$group ALLSUM_RANK=$rank ALLSUM_WORLD_SIZE=$world \

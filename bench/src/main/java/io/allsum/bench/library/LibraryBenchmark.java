@@ -2,12 +2,16 @@ package io.allsum.bench.library;
 
 import io.allsum.Allsum;
 import io.allsum.Communicator;
+import io.allsum.CudaStream;
 import io.allsum.comm.CommBuffer;
 import io.allsum.model.CollectiveOp;
+import io.allsum.model.Backend;
 import io.allsum.model.DataType;
 import io.allsum.model.ReduceOp;
 import io.allsum.model.format.ByteSize;
 import io.allsum.model.format.NcclTestsTable;
+import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.global.cudart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -56,6 +60,22 @@ public final class LibraryBenchmark implements Callable<Integer> {
             + "path does, not the library's: tells the library's own per-call cost from the rest.")
     boolean direct;
 
+    /** Where the timed calls come from: the job path's way, or a user program's thread. */
+    enum Caller { TIMED, BLOCKING, STREAM }
+
+    @Option(names = "--caller", defaultValue = "timed", converter = CallerConverter.class, description = "timed: the "
+            + "calls inside the backend's timeNanos (CUDA events, the GPU thread), as the job path times them; blocking: "
+            + "blocking calls from this program's thread, wall clock; stream: calls enqueued on a CUDA stream of this "
+            + "program's thread, then one stream synchronize, wall clock (NCCL) (default ${DEFAULT-VALUE}).")
+    Caller caller;
+
+    static final class CallerConverter implements picocli.CommandLine.ITypeConverter<Caller> {
+        @Override
+        public Caller convert(String value) {
+            return Caller.valueOf(value.toUpperCase(Locale.ROOT));
+        }
+    }
+
     @Override
     public Integer call() {
         long min = ByteSize.parse(minBytes);
@@ -83,23 +103,24 @@ public final class LibraryBenchmark implements Callable<Integer> {
                     comm.allReduce(one, one, 1, DataType.FLOAT32, ReduceOp.SUM);
                 }
             }
+            CallerStream stream = caller == Caller.STREAM ? CallerStream.create(comm) : null;
             try (CommBuffer send = comm.allocate(max); CommBuffer recv = comm.allocate(max)) {
                 for (long bytes = min; bytes <= max; bytes = bytes * factor) {
                     long count = bytes / DataType.FLOAT32.bytes();
+                    Runnable call = stream != null
+                            ? () -> comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream.handle())
+                            : direct ? () -> comm.unwrap().allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM)
+                            : () -> comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
                     for (int i = 0; i < warmup; i++) {
-                        comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+                        call.run();
+                    }
+                    if (stream != null) {
+                        stream.synchronize();
                     }
                     // as the job path (and nccl-tests) do: ranks lined up, so one rank's late start is not timed
                     comm.barrier();
-                    long nanos = comm.unwrap().timeNanos(() -> {
-                        for (int i = 0; i < iterations; i++) {
-                            if (direct) {
-                                comm.unwrap().allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
-                            } else {
-                                comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
-                            }
-                        }
-                    });
+                    long nanos = caller == Caller.TIMED ? comm.unwrap().timeNanos(() -> repeat(call, iterations))
+                            : wallNanos(call, iterations, stream);
                     double seconds = slowest(comm, nanos / 1e9 / iterations);
                     double algbw = count * DataType.FLOAT32.bytes() / seconds / 1e9;
                     double busbw = algbw * CollectiveOp.ALL_REDUCE.busBandwidthFactor(comm.size());
@@ -114,6 +135,10 @@ public final class LibraryBenchmark implements Callable<Integer> {
                         break;
                     }
                 }
+            } finally {
+                if (stream != null) {
+                    stream.close();
+                }
             }
             if (comm.rank() == 0) {
                 out.print(NcclTestsTable.footer(0, false, rows, rows == 0 ? 0 : busSum / rows));
@@ -121,6 +146,51 @@ public final class LibraryBenchmark implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    private static void repeat(Runnable call, int times) {
+        for (int i = 0; i < times; i++) {
+            call.run();
+        }
+    }
+
+    /** Wall clock on this thread: the calls, then (stream) the wait for the stream to finish them. */
+    private static long wallNanos(Runnable call, int times, CallerStream stream) {
+        long start = System.nanoTime();
+        repeat(call, times);
+        if (stream != null) {
+            stream.synchronize();
+        }
+        return System.nanoTime() - start;
+    }
+
+    /** A CUDA stream made on this program's thread (as a framework's current stream), for the enqueueing calls. */
+    private record CallerStream(CUstream_st stream, CudaStream handle) implements AutoCloseable {
+
+        static CallerStream create(Communicator comm) {
+            if (comm.backend() != Backend.NCCL) {
+                throw new IllegalStateException("--caller stream needs the NCCL backend, not " + comm.backend());
+            }
+            CUstream_st stream = new CUstream_st();
+            check(cudart.cudaSetDevice(((io.allsum.comm.nccl.NcclCommunicator) comm.unwrap()).device()), "cudaSetDevice");
+            check(cudart.cudaStreamCreateWithFlags(stream, cudart.cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+            return new CallerStream(stream, new CudaStream(stream.address()));
+        }
+
+        void synchronize() {
+            check(cudart.cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        }
+
+        @Override
+        public void close() {
+            check(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy");
+        }
+
+        private static void check(int rc, String call) {
+            if (rc != 0) {
+                throw new IllegalStateException(call + " failed: CUDA error " + rc);
+            }
+        }
     }
 
     /** The slowest rank's figure, as the job path reports a size. */
