@@ -9,8 +9,8 @@ shipped=$ALLSUM_HOME alt=${ALT_HOME:-/tmp/allsum-trained}
 n=${ITERS:-500} w=${WARMUP:-50}
 rm -rf "$alt" && cp -r "$shipped" "$alt"
 rec=$(mktemp -d)
-(cd "$rec" && ALLSUM_HOME=$alt ALLSUM_AOT_RECORD=$rec ALLSUM_AOT=off "$alt/bin/allsum" --backend ring --ranks 4 \
-  --process-per-rank -b 8 -e 1M -f 2 -n "$n" -w "$w" -q > "$rec/training.log" 2>&1) || { tail -3 "$rec/training.log"; exit 1; }
+(cd "$rec" && ALLSUM_AOT_RECORD=$rec ALLSUM_AOT=off ring_job_sweep "$alt" "$n" "$w" > "$rec/training.log" 2>&1) \
+  || { tail -3 "$rec/training.log"; exit 1; }
 mv "$(ls "$rec"/worker.*.aot | head -1)" "$alt/lib/worker.aot" && rm -rf "$rec"
 for rep in $(seq ${REPS:-3}); do
   for v in shipped trained; do
