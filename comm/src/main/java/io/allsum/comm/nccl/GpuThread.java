@@ -3,6 +3,8 @@ package io.allsum.comm.nccl;
 import io.allsum.comm.CommException;
 import io.allsum.comm.CommTimeoutException;
 
+import org.bytedeco.cuda.cudart.CUctx_st;
+
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -13,42 +15,123 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static org.bytedeco.cuda.global.cudart.cuCtxGetCurrent;
+import static org.bytedeco.cuda.global.cudart.cuCtxSetCurrent;
+import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 
 /**
- * The one platform thread that makes every CUDA/NCCL call for one GPU. {@code cudaSetDevice} is per OS thread and a
- * virtual thread may change carriers, so every call is funnelled here. Calls made from this thread itself run
- * inline: that keeps the timed loop of {@link NcclCommunicator#timeNanos} free of thread hand-offs.
+ * Where every CUDA/NCCL call for one GPU runs: one lock, held around each call, so calls never overlap. A platform
+ * thread that finds the lock free makes the call itself, with the GPU's context made current for it and the thread's
+ * own put back; that spares a program's thread two hand-offs per call. Virtual threads (which change carriers), calls
+ * that find the GPU busy and calls before {@link #useDevice} go to the GPU's own platform thread, with a deadline.
  */
 final class GpuThread implements AutoCloseable {
 
-    private final String name;
-    private final ExecutorService executor;
-    private volatile Thread thread;
+    /** The per-thread CUDA context calls, apart so that a test can count them without a GPU. */
+    interface DeviceContexts {
+        /** The calling thread's current context ({@code cuCtxGetCurrent}), 0 when it has none. */
+        long current();
 
-    GpuThread(String name) {
-        this.name = name;
-        this.executor = Executors.newSingleThreadExecutor(runnable -> {
-            Thread t = Thread.ofPlatform().name(name).daemon(true).unstarted(runnable);
-            thread = t;
-            return t;
-        });
+        /** {@code cudaSetDevice}: the device's primary context becomes the thread's. */
+        void setDevice(int device);
+
+        /** {@code cuCtxSetCurrent}: puts back a context that {@link #current()} returned. */
+        void setCurrent(long context);
     }
 
-    boolean isCurrent() {
-        return Thread.currentThread() == thread;
+    private final String name;
+    private final ExecutorService executor;
+    private final DeviceContexts contexts;
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile boolean shutDown;
+    /** -1 until {@link #useDevice}: only the GPU thread makes calls until a communicator exists. */
+    private volatile int device = -1;
+    private volatile long deviceContext;
+
+    GpuThread(String name) {
+        this(name, new CudaContexts());
+    }
+
+    GpuThread(String name, DeviceContexts contexts) {
+        this.name = name;
+        this.contexts = contexts;
+        this.executor = Executors.newSingleThreadExecutor(
+                runnable -> Thread.ofPlatform().name(name).daemon(true).unstarted(runnable));
     }
 
     /**
-     * Runs {@code task} on the GPU thread and waits at most {@code timeout}. The task itself is expected to honour
-     * its own deadline (it polls NCCL); this wait is the backstop for a native call that never returns.
+     * From now on callers' threads may run calls themselves, on {@code device}. Called inside a call on the GPU
+     * thread, where that device is current.
+     */
+    void useDevice(int device) {
+        deviceContext = contexts.current();
+        this.device = device;
+    }
+
+    /** True inside a call: nested calls run inline. */
+    boolean isCurrent() {
+        return lock.isHeldByCurrentThread();
+    }
+
+    /**
+     * Runs {@code task} under the GPU's lock, on this thread when the GPU is free, else on the GPU thread, waiting at
+     * most {@code timeout} for it. The task honours its own deadline (it polls NCCL); the wait is the backstop for a
+     * native call that never returns.
      */
     <T> T call(String phase, int rank, Duration timeout, Callable<T> task) {
+        if (shutDown) {
+            throw new CommException(phase, rank, "the GPU thread " + name + " is shut down");
+        }
         if (isCurrent()) {
             return runInline(phase, rank, task);
         }
+        int onDevice = device;
+        if (onDevice >= 0 && !Thread.currentThread().isVirtual() && lock.tryLock()) {
+            try {
+                return onCallerThread(phase, rank, onDevice, task);
+            } finally {
+                lock.unlock();
+            }
+        }
+        return onGpuThread(phase, rank, timeout, task);
+    }
+
+    void run(String phase, int rank, Duration timeout, Runnable task) {
+        call(phase, rank, timeout, () -> {
+            task.run();
+            return null;
+        });
+    }
+
+    private <T> T onCallerThread(String phase, int rank, int onDevice, Callable<T> task) {
+        long own = contexts.current();
+        boolean switched = own != deviceContext;
+        if (switched) {
+            contexts.setDevice(onDevice);
+        }
+        try {
+            return runInline(phase, rank, task);
+        } finally {
+            if (switched && own != 0) {
+                contexts.setCurrent(own);
+            }
+        }
+    }
+
+    private <T> T onGpuThread(String phase, int rank, Duration timeout, Callable<T> task) {
         Future<T> future;
         try {
-            future = executor.submit(task);
+            future = executor.submit(() -> {
+                // interruptible: a caller that gave up cancels the task while it waits for the lock
+                lock.lockInterruptibly();
+                try {
+                    return task.call();
+                } finally {
+                    lock.unlock();
+                }
+            });
         } catch (RejectedExecutionException e) {
             throw new CommException(phase, rank, "the GPU thread " + name + " is shut down", e);
         }
@@ -65,13 +148,6 @@ final class GpuThread implements AutoCloseable {
         } catch (ExecutionException e) {
             throw rethrow(phase, rank, e.getCause());
         }
-    }
-
-    void run(String phase, int rank, Duration timeout, Runnable task) {
-        call(phase, rank, timeout, () -> {
-            task.run();
-            return null;
-        });
     }
 
     private static <T> T runInline(String phase, int rank, Callable<T> task) {
@@ -94,6 +170,7 @@ final class GpuThread implements AutoCloseable {
 
     @Override
     public void close() {
+        shutDown = true;
         executor.shutdown();
         try {
             if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
@@ -102,6 +179,30 @@ final class GpuThread implements AutoCloseable {
         } catch (InterruptedException e) {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The CUDA runtime and driver calls; every method runs under the GPU's lock, after the NCCL probe. */
+    private static final class CudaContexts implements DeviceContexts {
+        /** Made at first use: loading a cudart class loads the CUDA libraries, which a CPU host lacks. */
+        private CUctx_st scratch;
+
+        @Override
+        public long current() {
+            if (scratch == null) {
+                scratch = new CUctx_st();
+            }
+            return cuCtxGetCurrent(scratch) == 0 ? scratch.address() : 0;
+        }
+
+        @Override
+        public void setDevice(int device) {
+            Nccl.checkCuda(cudaSetDevice(device), "set_device", -1, "cudaSetDevice(" + device + ")");
+        }
+
+        @Override
+        public void setCurrent(long context) {
+            cuCtxSetCurrent(new CUctx_st(NcclCommunicator.at(context)));
         }
     }
 }

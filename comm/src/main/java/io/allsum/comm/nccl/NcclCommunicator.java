@@ -91,15 +91,15 @@ import static org.bytedeco.cuda.global.nccl.ncclSum;
  * <li>init: a non-blocking "control" communicator ({@code ncclCommInitRankConfig}, polled against the deadline and
  * aborted past it), then the blocking data communicator is split off it ({@code ncclCommSplit} with
  * {@code blocking = 1}): the split is still polled on the non-blocking parent, so it has the same deadline;</li>
- * <li>each collective: the GPU thread enqueues, then polls the stream, {@code ncclCommGetAsyncError} and the deadline,
- * and aborts past it (a dead or stopped peer leaves the kernel spinning: the abort flag ends it);</li>
+ * <li>each collective: the calling thread enqueues, then polls the stream, {@code ncclCommGetAsyncError} and the
+ * deadline, and aborts past it (a dead or stopped peer leaves the kernel spinning: the abort flag ends it);</li>
  * <li>a blocking call that never returns (an enqueue that waits on a peer): the factory's {@link NcclWatchdog}
  * aborts the communicator from its own thread, as ProcessGroupNCCL's watchdog does.</li>
  * </ul>
  * {@link #split} is collective over the control communicator (non-blocking, so it has a deadline too). Every
- * CUDA/NCCL call runs on the factory's {@link GpuThread}. Inside {@link #timeNanos} the body runs on the GPU thread
- * itself and collectives only enqueue (nccl-tests' method: back-to-back launches, then one sync), with no thread
- * hand-off, no lambda and no JavaCPP Pointer allocated per all-reduce.
+ * CUDA/NCCL call runs under the factory's {@link GpuThread} lock, on the caller's platform thread when the GPU is free.
+ * Inside {@link #timeNanos} collectives only enqueue (nccl-tests' method: back-to-back launches, then one sync), with
+ * no thread hand-off, no lambda and no JavaCPP Pointer allocated per all-reduce.
  */
 public final class NcclCommunicator implements Communicator {
 
@@ -130,7 +130,7 @@ public final class NcclCommunicator implements Communicator {
     /** Blocking: every collective. Null until the split that makes it is done. */
     private ncclComm comm;
     private final CUstream_st stream = new CUstream_st();
-    /** GPU thread only: where collectives enqueue, this communicator's stream but inside {@link #enqueueOn}. */
+    /** Under the GPU lock only: where collectives enqueue, this communicator's stream but inside {@link #enqueueOn}. */
     private CUstream_st active = stream;
     private final CUevent_st start = new CUevent_st();
     private final CUevent_st stop = new CUevent_st();
@@ -145,9 +145,9 @@ public final class NcclCommunicator implements Communicator {
     private volatile boolean abortRequested;
     private volatile String abortCause;
     private NcclBuffer barrierBuffer;
-    /** GPU thread only: inside timeNanos, collectives enqueue without waiting. */
+    /** Under the GPU lock only: inside timeNanos, collectives enqueue without waiting. */
     private boolean enqueueOnly;
-    /** Odd while the GPU thread is inside a blocking NCCL call (written with release stores, read by the watchdog). */
+    /** Odd while a thread is inside a blocking NCCL call (written with release stores, read by the watchdog). */
     @SuppressWarnings("unused")
     private long nativeCalls;
     /** The phase of that call, for the watchdog's message. */
@@ -193,6 +193,7 @@ public final class NcclCommunicator implements Communicator {
         communicator.comm = communicator.splitBlocking(control, rank, "init", deadlineNanos);
         communicator.createStreamAndEvents("init");
         watchdog.watch(communicator);
+        gpu.useDevice(device);
         return communicator;
     }
 
@@ -565,7 +566,7 @@ public final class NcclCommunicator implements Communicator {
     }
 
     /**
-     * With more than one rank, the ranks are first lined up on the GPU thread itself: a one-element all-reduce,
+     * With more than one rank, the ranks are first lined up inside the call itself: a one-element all-reduce,
      * spun on until done, right before the start event (what nccl-tests' barrier does). Each rank then starts its
      * clock within a few microseconds of the others, instead of after two thread hand-offs of its own.
      */
@@ -663,10 +664,10 @@ public final class NcclCommunicator implements Communicator {
             return;
         }
         try {
-            // The GPU thread notices abortRequested within microseconds if it is waiting; if it is idle this runs.
+            // A waiting call notices abortRequested within microseconds; with none in flight this runs at once.
             gpu.run("abort", rank, HANDOFF_GRACE, () -> abortAll());
         } catch (CommException e) {
-            // Last resort when the GPU thread is stuck inside a native call: NCCL's abort flag is what unblocks it.
+            // Last resort when a call is stuck inside a native call: NCCL's abort flag is what unblocks it.
             abortAll();
         }
     }
@@ -702,7 +703,7 @@ public final class NcclCommunicator implements Communicator {
 
     // ---- GPU-thread internals ----
 
-    /** Marks the GPU thread as inside a blocking NCCL call, for the watchdog: a release store, no clock. */
+    /** Marks the calling thread as inside a blocking NCCL call, for the watchdog: a release store, no clock. */
     private void enterNative(String phase) {
         nativePhase = phase;
         NATIVE_CALLS.setRelease(this, (long) NATIVE_CALLS.getOpaque(this) + 1);
@@ -713,8 +714,8 @@ public final class NcclCommunicator implements Communicator {
     }
 
     /**
-     * Watchdog thread: aborts when the GPU thread has been inside the same blocking NCCL call for longer than the
-     * operation timeout. The GPU thread's call then returns with an error that names this cause.
+     * Watchdog thread: aborts when a thread has been inside the same blocking NCCL call for longer than the
+     * operation timeout. That call then returns with an error that names this cause.
      */
     void checkStuck(long nowNanos) {
         long calls = (long) NATIVE_CALLS.getAcquire(this);

@@ -6,10 +6,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The backstop for blocking communicators (PyTorch ProcessGroupNCCL's design): a daemon thread that looks at every
- * watched communicator a few times a second and aborts one whose GPU thread has been inside the same blocking NCCL
- * call (an enqueue that waits on a dead peer, a finalize) for longer than the communicator's deadline. Work that is
- * already enqueued is watched by the GPU thread itself, which polls the stream, {@code ncclCommGetAsyncError} and the
- * deadline; this thread only covers a call that never returns. The hot path pays two ordered stores per call
+ * watched communicator a few times a second and aborts one whose calling thread has been inside the same blocking
+ * NCCL call (an enqueue that waits on a dead peer, a finalize) for longer than the communicator's deadline. Work that
+ * is already enqueued is watched by the calling thread itself, which polls the stream, {@code ncclCommGetAsyncError}
+ * and the deadline; this thread only covers a call that never returns. The hot path pays two ordered stores per call
  * ({@link NcclCommunicator#enterNative}), no clock read.
  */
 final class NcclWatchdog implements AutoCloseable {

@@ -17,8 +17,10 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -86,6 +88,34 @@ class NcclCommunicatorGpuTest {
             comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
             assertHolds(recv, count, i -> i * 0.5f - 7);
         }
+    }
+
+    /** Platform threads run calls themselves when the GPU is free, virtual ones hand off: all at once, none mixed up. */
+    @Test
+    void callsFromManyPlatformAndVirtualThreadsAtOnceEachSumTheirOwnData() throws Exception {
+        int count = 4096;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            int seed = t;
+            Runnable calls = () -> {
+                try (CommBuffer send = comm.allocate(count * 4L); CommBuffer recv = comm.allocate(count * 4L)) {
+                    for (int round = 0; round < 50; round++) {
+                        int offset = seed * 1000 + round;
+                        upload(send, count, i -> i + offset);
+                        comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+                        assertHolds(recv, count, i -> i + offset);
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            };
+            threads.add(t % 2 == 0 ? Thread.ofPlatform().start(calls) : Thread.ofVirtual().start(calls));
+        }
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        assertThat(failures).isEmpty();
     }
 
     @Test
