@@ -24,6 +24,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
+import static org.bytedeco.cuda.global.cudart.cudaSuccess;
 
 /** World size 1 on the first GPU: skipped with the reason where there is no GPU or libnccl. */
 @NcclAvailable
@@ -74,6 +76,8 @@ class NcclCommunicatorGpuTest {
 
         assertThatThrownBy(() -> comm.allocate(free + (1L << 30))).isInstanceOf(OutOfMemoryError.class)
                 .hasMessageContaining("out of device memory");
+        // the cudaMalloc ran on this thread: its error must not linger in the thread's CUDA state
+        assertThat(cudaGetLastError()).isEqualTo(cudaSuccess);
         assertThat(comm.maxOverRanks(7)).isEqualTo(7);
         try (CommBuffer small = comm.allocate(1024)) {
             comm.allReduce(small, small, 256, DataType.FLOAT32, ReduceOp.SUM);
