@@ -19,6 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import static org.bytedeco.cuda.global.cudart.cuCtxGetCurrent;
 import static org.bytedeco.cuda.global.cudart.cuCtxSetCurrent;
+import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
 import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 
 /**
@@ -39,6 +40,9 @@ final class GpuThread implements AutoCloseable {
 
         /** {@code cuCtxSetCurrent}: puts back a context that {@link #current()} returned. */
         void setCurrent(long context);
+
+        /** {@code cudaGetLastError}: clears the thread's last CUDA runtime error. */
+        void clearError();
     }
 
     private final String name;
@@ -113,6 +117,10 @@ final class GpuThread implements AutoCloseable {
         }
         try {
             return runInline(phase, rank, task);
+        } catch (Throwable failure) {
+            // the exception reports our CUDA error; the program's thread must not find it later
+            contexts.clearError();
+            throw failure;
         } finally {
             if (switched && own != 0) {
                 contexts.setCurrent(own);
@@ -203,6 +211,11 @@ final class GpuThread implements AutoCloseable {
         @Override
         public void setCurrent(long context) {
             cuCtxSetCurrent(new CUctx_st(NcclCommunicator.at(context)));
+        }
+
+        @Override
+        public void clearError() {
+            cudaGetLastError();
         }
     }
 }

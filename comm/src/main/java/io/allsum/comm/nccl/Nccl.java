@@ -10,7 +10,6 @@ import org.bytedeco.javacpp.Loader;
 
 import static org.bytedeco.cuda.global.cudart.cudaGetErrorName;
 import static org.bytedeco.cuda.global.cudart.cudaGetErrorString;
-import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
 import static org.bytedeco.cuda.global.cudart.cudaSuccess;
 import static org.bytedeco.cuda.global.nccl.NCCL_API_MAGIC;
 import static org.bytedeco.cuda.global.nccl.NCCL_VERSION_CODE;
@@ -176,13 +175,9 @@ final class Nccl {
         return config;
     }
 
-    /**
-     * Throws a CommException naming phase, rank and the CUDA error when {@code code} is not cudaSuccess, after
-     * clearing the thread's last CUDA error: calls run on the program's own thread, which must not inherit ours.
-     */
+    /** Throws a CommException naming phase, rank and the CUDA error when {@code code} is not cudaSuccess. */
     static void checkCuda(int code, String phase, int rank, String call) {
         if (code != cudaSuccess) {
-            cudaGetLastError();
             throw new CommException(phase, rank, call + ": " + cudaMessage(code));
         }
     }

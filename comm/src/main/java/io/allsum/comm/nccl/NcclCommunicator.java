@@ -52,7 +52,6 @@ import static org.bytedeco.cuda.global.cudart.cuPointerGetAttribute;
 import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
 import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
-import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
 import static org.bytedeco.cuda.global.cudart.cudaMemset;
 import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
@@ -282,9 +281,7 @@ public final class NcclCommunicator implements Communicator {
         if (bytes > 0) {
             int rc = cudaMalloc(memory, bytes);
             if (rc == cudaErrorMemoryAllocation) {
-                // As the ring's off-heap allocation does: the device is full, the communicator is fine. The error
-                // is cleared, as checkCuda does, so the calling thread's next cudaGetLastError does not see it.
-                cudaGetLastError();
+                // As the ring's off-heap allocation does: the device is full, the communicator is fine.
                 throw new OutOfMemoryError("cudaMalloc of " + bytes + " bytes on device " + device
                         + ": out of device memory");
             }

@@ -34,6 +34,7 @@ class GpuThreadTest {
         final ThreadLocal<Long> current = ThreadLocal.withInitial(() -> 0L);
         final AtomicInteger setDevices = new AtomicInteger();
         final List<Long> restored = new ArrayList<>();
+        final AtomicInteger clearedErrors = new AtomicInteger();
 
         @Override
         public long current() {
@@ -50,6 +51,11 @@ class GpuThreadTest {
         public synchronized void setCurrent(long context) {
             restored.add(context);
             current.set(context);
+        }
+
+        @Override
+        public void clearError() {
+            clearedErrors.incrementAndGet();
         }
     }
 
@@ -96,6 +102,17 @@ class GpuThreadTest {
         }
         assertThat(contexts.setDevices).hasValue(2);
         assertThat(contexts.restored).containsExactly(555L, 555L);
+    }
+
+    @Test
+    void aCallThatFailsOnTheCallersThreadClearsItsCudaErrorThereAndOnlyThen() {
+        useDevice();
+        threadOfCall();
+        assertThat(contexts.clearedErrors).hasValue(0);
+        assertThatThrownBy(() -> gpu.run("allocate", 0, TIMEOUT, () -> {
+            throw new OutOfMemoryError("cudaMalloc");
+        })).isInstanceOf(OutOfMemoryError.class);
+        assertThat(contexts.clearedErrors).hasValue(1);
     }
 
     @Test
